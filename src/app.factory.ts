@@ -1,0 +1,43 @@
+import { RequestMethod } from '@nestjs/common';
+import { NestFactory, Reflector } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import { EnvelopeInterceptor } from './common/envelope.interceptor';
+import { AllExceptionsFilter } from './common/http-exception.filter';
+import { createValidationPipe } from './common/validation';
+import { AppConfig } from './config/config';
+import { setupSwagger } from './swagger';
+
+/** Routes served outside the /api prefix: probes, documentation, pages and generated images. */
+export const UNPREFIXED_ROUTES = [
+  { path: 'health/live', method: RequestMethod.GET },
+  { path: 'health/ready', method: RequestMethod.GET },
+  { path: 'static/{*path}', method: RequestMethod.GET },
+  { path: 'preview/{*path}', method: RequestMethod.GET },
+  { path: 'live/{*path}', method: RequestMethod.ALL },
+  { path: 'metrics', method: RequestMethod.GET },
+];
+
+export interface CreateAppOptions {
+  worker: boolean;
+}
+
+/** Builds the HTTP application exactly as production runs it; tests and the benchmark use the same function. */
+export async function createApp(config: AppConfig, options: CreateAppOptions = { worker: config.runWorker }): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.register({ api: true, worker: options.worker }), {
+    bodyParser: false,
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(Logger));
+  app.disable('x-powered-by');
+  app.set('trust proxy', process.env.TRUST_PROXY === 'true');
+  app.set('etag', false);
+  app.setGlobalPrefix('api', { exclude: UNPREFIXED_ROUTES });
+  app.useGlobalFilters(new AllExceptionsFilter());
+  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalInterceptors(new EnvelopeInterceptor(app.get(Reflector)));
+  app.enableShutdownHooks();
+  setupSwagger(app, config);
+  return app;
+}

@@ -1,0 +1,50 @@
+import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { LoggerModule } from 'nestjs-pino';
+import { requireJsonContentType, requireObjectBody } from './common/body.middleware';
+import { jsonBodyParser } from './common/json-body.middleware';
+import { loadConfigOrExit } from './config/config';
+import { AppConfigModule } from './config/config.module';
+import { CoursesModule } from './courses/courses.module';
+import { DatabaseModule } from './database/database.module';
+import { EventsModule } from './events/events.module';
+import { HealthModule } from './health/health.module';
+import { loggerParams } from './logging';
+import { RedisModule } from './redis/redis.module';
+
+export interface AppModuleOptions {
+  /** Serve HTTP routes (the API process). */
+  api: boolean;
+  /** Run queue processors and the outbox relay in this process. */
+  worker: boolean;
+}
+
+/** Shared by the API and the worker: configuration, logging, PostgreSQL, Redis, the event bus. */
+const CORE = [
+  AppConfigModule,
+  LoggerModule.forRoot(loggerParams(loadConfigOrExit())),
+  EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false }),
+  DatabaseModule,
+  RedisModule,
+  EventsModule,
+];
+
+/** Feature modules: each owns its tables, routes and events. */
+const FEATURES = [CoursesModule, HealthModule];
+
+/** Modules holding BullMQ processors and background loops, loaded where `worker` is on. */
+const WORKERS: DynamicModule['imports'] = [];
+
+@Module({})
+export class AppModule implements NestModule {
+  static register(options: AppModuleOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [...CORE, ...FEATURES, ...(options.worker ? (WORKERS ?? []) : [])],
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(requireJsonContentType, jsonBodyParser, requireObjectBody).forRoutes('*');
+  }
+}

@@ -1,0 +1,78 @@
+import { HttpException } from '@nestjs/common';
+import { DomainError, ERROR_CODES, ErrorCode } from './errors';
+import { ErrorBody } from './envelope';
+
+export interface RenderedError {
+  status: number;
+  body: ErrorBody;
+  headers: Record<string, string>;
+  /** True when the cause was not one we expected (to be logged with its stack). */
+  unexpected: boolean;
+}
+
+const STATUS_TO_CODE: Record<number, ErrorCode> = {
+  400: 'validation_failed',
+  401: 'invalid_api_key',
+  403: 'admin_only',
+  404: 'route_not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  503: 'service_unavailable',
+};
+
+/** Connection-level failures of PostgreSQL or Redis: answered 503, never 500. */
+export function isDependencyDown(err: unknown): boolean {
+  if (!err || typeof err !== 'object') return false;
+  const e = err as { code?: string; message?: string; name?: string };
+  const codes = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '57P01', '57P03', '08006', '08001', '08003'];
+  if (e.code && codes.includes(e.code)) return true;
+  const msg = e.message ?? '';
+  return (
+    /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Connection is closed|Stream isn't writeable|Reached the max retries per request limit|Redis is unavailable|getaddrinfo/i.test(
+      msg,
+    ) || e.name === 'DependencyUnavailableError'
+  );
+}
+
+/** Turns anything thrown into the contract's error envelope. Used by the exception filter and the idempotency layer. */
+export function renderError(err: unknown, requestId: string): RenderedError {
+  let code: ErrorCode = 'internal_error';
+  let message: string = ERROR_CODES.internal_error[1];
+  let details: unknown;
+  let headers: Record<string, string> = {};
+  let unexpected = false;
+
+  if (err instanceof DomainError) {
+    code = err.code;
+    message = err.message;
+    details = err.details;
+    headers = err.headers ?? {};
+  } else if (err instanceof HttpException) {
+    const status = err.getStatus();
+    code = STATUS_TO_CODE[status] ?? (status >= 500 ? 'internal_error' : 'validation_failed');
+    message = ERROR_CODES[code][1];
+    if (code === 'route_not_found') message = 'No route matches this method and path.';
+  } else if (isBodyParserError(err)) {
+    if (err.type === 'entity.too.large') code = 'payload_too_large';
+    else if (err.type === 'entity.parse.failed') code = 'invalid_json';
+    else if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') code = 'unsupported_media_type';
+    else code = 'validation_failed';
+    message = ERROR_CODES[code][1];
+  } else if (isDependencyDown(err)) {
+    code = 'service_unavailable';
+    message = ERROR_CODES.service_unavailable[1];
+    headers = { 'Retry-After': '1' };
+  } else {
+    unexpected = true;
+  }
+
+  const body: ErrorBody = { status: 'error', error: { code, message, request_id: requestId } };
+  if (details !== undefined) body.error.details = details;
+  return { status: ERROR_CODES[code][0], body, headers, unexpected };
+}
+
+function isBodyParserError(err: unknown): err is { type: string; status: number } {
+  return !!err && typeof err === 'object' && typeof (err as { type?: unknown }).type === 'string' && 'status' in err;
+}

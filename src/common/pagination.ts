@@ -1,0 +1,38 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, Max, Min } from 'class-validator';
+
+/** `page` and `limit` query parameters shared by every list endpoint (contract section 1). */
+export class PageQuery {
+  @ApiPropertyOptional({ minimum: 1, default: 1, example: 1 })
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  page: number = 1;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20, example: 20 })
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit: number = 20;
+}
+
+export function pageOf<K extends string, T>(
+  key: K,
+  items: T[],
+  total: number,
+  query: { page: number; limit: number },
+): { [P in K]: T[] } & { total: number; page: number; pages: number } {
+  return {
+    [key]: items,
+    total,
+    page: query.page,
+    pages: Math.ceil(total / query.limit),
+  } as { [P in K]: T[] } & { total: number; page: number; pages: number };
+}
+
+export function offsetOf(query: { page: number; limit: number }): number {
+  return (query.page - 1) * query.limit;
+}

@@ -1,0 +1,37 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { RedisService } from '../redis/redis.service';
+
+const CHANNEL = 'catalogue.changed';
+const TTL_MS = 2000;
+const MAX_ENTRIES = 2000;
+
+/**
+ * A small in-process cache of catalogue reads. Entries live two seconds (enrolment counts may lag that much);
+ * any catalogue change clears every instance's cache at once through Redis pub/sub.
+ */
+@Injectable()
+export class CatalogueCache implements OnModuleInit {
+  private readonly entries = new Map<string, { value: unknown; expires: number }>();
+
+  constructor(private readonly redis: RedisService) {}
+
+  onModuleInit(): void {
+    this.redis.subscribe(CHANNEL, () => this.entries.clear());
+  }
+
+  async getOrLoad<T>(key: string, load: () => Promise<T>): Promise<T> {
+    const now = Date.now();
+    const hit = this.entries.get(key);
+    if (hit && hit.expires > now) return hit.value as T;
+    const value = await load();
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(key, { value, expires: now + TTL_MS });
+    return value;
+  }
+
+  /** Called after a catalogue change commits: clears this process now and every other one via Redis. */
+  async invalidate(): Promise<void> {
+    this.entries.clear();
+    await this.redis.publish(CHANNEL, String(Date.now())).catch(() => undefined);
+  }
+}

@@ -1,0 +1,42 @@
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { MIGRATIONS } from '../../migrations';
+
+/** Pool and time-out settings shared by the app and the migration runner: fail fast when PostgreSQL is away. */
+export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: databaseUrl,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    logging: false,
+    extra: {
+      max: Number(process.env.DATABASE_POOL_SIZE ?? 20),
+      connectionTimeoutMillis: 2000,
+      idleTimeoutMillis: 30_000,
+      statement_timeout: 15_000,
+      query_timeout: 15_000,
+      application_name: 'partner-api',
+    },
+  };
+}
+
+const MIGRATION_LOCK = 7_204_211;
+
+/** Runs pending migrations; an advisory lock keeps the API and the worker from migrating at once. */
+export async function runMigrations(databaseUrl: string): Promise<string[]> {
+  const ds = new DataSource({ ...dataSourceOptions(databaseUrl), extra: { max: 2, connectionTimeoutMillis: 5000 } });
+  await ds.initialize();
+  const runner = ds.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    const ran = await ds.runMigrations({ transaction: 'each' });
+    return ran.map((m) => m.name);
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await runner.release();
+    await ds.destroy();
+  }
+}

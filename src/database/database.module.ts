@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
+import { dataSourceOptions } from './data-source';
+
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({
+        ...dataSourceOptions(config.databaseUrl),
+        migrations: [],
+        autoLoadEntities: true,
+        // Start-up must not hang or spin when PostgreSQL is away: one try, then the readiness probe tells.
+        retryAttempts: 0,
+      }),
+    }),
+  ],
+})
+export class DatabaseModule {}

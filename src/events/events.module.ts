@@ -1,0 +1,13 @@
+import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { InTransactionHooks } from './hooks';
+import { OutboxEvent } from './outbox-event.entity';
+import { TransactionRunner } from './transaction-runner';
+
+@Global()
+@Module({
+  imports: [TypeOrmModule.forFeature([OutboxEvent])],
+  providers: [TransactionRunner, InTransactionHooks],
+  exports: [TransactionRunner, InTransactionHooks, TypeOrmModule],
+})
+export class EventsModule {}

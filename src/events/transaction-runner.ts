@@ -1,0 +1,79 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { newId } from '../common/ids';
+import { Scope, Scoped } from '../common/scope';
+import { DomainEvent, EVENTS_COMMITTED, PublicEventMap, PublicEventType } from './event-map';
+import { HookName, InTransactionHookMap, InTransactionHooks } from './hooks';
+
+/** One business transaction: its entity manager, its scoped queries, and the events it records (outbox). */
+export class Tx {
+  constructor(
+    readonly em: EntityManager,
+    private readonly recorded: DomainEvent[],
+    private readonly hooks: InTransactionHooks,
+  ) {}
+
+  scoped(scope: Scope): Scoped {
+    return new Scoped(this.em, scope);
+  }
+
+  /** Writes the event to the outbox in this transaction; it is published only if the transaction commits. */
+  async record<K extends PublicEventType>(scope: Scope, type: K, payload: PublicEventMap[K], occurredAt = new Date()): Promise<DomainEvent<K>> {
+    const event: DomainEvent<K> = { id: newId('evt'), type, partnerId: scope.partnerId, mode: scope.mode, payload, occurredAt };
+    await this.em.query(
+      `INSERT INTO events (id, partner_id, mode, type, payload, occurred_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [event.id, scope.partnerId, scope.mode, type, JSON.stringify(payload), occurredAt],
+    );
+    this.recorded.push(event as DomainEvent);
+    return event;
+  }
+
+  /** Raises an internal event handled inside this same transaction (see InTransactionHookMap). */
+  async raise<K extends HookName>(name: K, input: InTransactionHookMap[K]['input']): Promise<InTransactionHookMap[K]['output'] | undefined> {
+    const handler = this.hooks.handlerOf(name);
+    return handler ? handler(this, input) : undefined;
+  }
+}
+
+const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadlock
+
+@Injectable()
+export class TransactionRunner {
+  private readonly logger = new Logger(TransactionRunner.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly emitter: EventEmitter2,
+    private readonly hooks: InTransactionHooks,
+  ) {}
+
+  /**
+   * Runs `work` in one transaction, retried on deadlock or serialization failure,
+   * then publishes the recorded events in process (the outbox relay covers a crash in between).
+   */
+  async run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const recorded: DomainEvent[] = [];
+      try {
+        const result = await this.dataSource.transaction((em) => work(new Tx(em, recorded, this.hooks)));
+        if (recorded.length) this.publish(recorded);
+        return result;
+      } catch (e) {
+        const code = (e as { code?: string }).code;
+        if (!code || !RETRYABLE.has(code) || attempt >= 3) throw e;
+        this.logger.warn({ code, attempt }, 'Transaction retried');
+      }
+    }
+  }
+
+  private publish(events: DomainEvent[]): void {
+    try {
+      this.emitter.emit(EVENTS_COMMITTED, events);
+    } catch (e) {
+      // Listeners must not fail a committed request; the relay dispatches anything left behind.
+      this.logger.error({ err: e }, 'Publishing committed events failed');
+    }
+  }
+}

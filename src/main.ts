@@ -1,0 +1,25 @@
+import 'reflect-metadata';
+import { Logger } from 'nestjs-pino';
+import { createApp } from './app.factory';
+import { loadConfigOrExit } from './config/config';
+import { CatalogueLoader } from './courses/catalogue/catalogue-loader.service';
+import { runMigrations } from './database/data-source';
+import { ensureDatabase } from './database/ensure-database';
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  await ensureDatabase(config.databaseUrl);
+  if (config.autoMigrate) await runMigrations(config.databaseUrl);
+  const app = await createApp(config);
+  if (config.loadDemoCatalogue) {
+    const loaded = await app.get(CatalogueLoader).loadIfEmpty();
+    if (loaded) app.get(Logger).log(loaded, 'Demo catalogue loaded');
+  }
+  await app.listen(config.port, config.host);
+  app.get(Logger).log(`Partner API listening on ${config.publicBaseUrl} (docs at ${config.publicBaseUrl}/docs)`);
+}
+
+main().catch((e) => {
+  process.stderr.write(`Start-up failed: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,70 @@
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import Redis, { RedisOptions } from 'ioredis';
+import { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
+
+/** Options for request-path clients: commands fail at once while disconnected, so callers answer 503, never hang. */
+export function requestPathRedisOptions(): RedisOptions {
+  return {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    commandTimeout: 2000,
+    lazyConnect: false,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  };
+}
+
+/**
+ * One shared ioredis client for counters, caches and locks, plus a subscriber for invalidation messages.
+ * Every key goes through `key()` so deployments and test runs sharing a Redis never collide.
+ */
+@Injectable()
+export class RedisService implements OnApplicationShutdown {
+  readonly client: Redis;
+  private subscriber?: Redis;
+  private readonly handlers = new Map<string, Set<(message: string) => void>>();
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.client = new Redis(config.redisUrl, requestPathRedisOptions());
+    this.client.on('error', () => undefined); // surfaced per command; readiness reports it
+  }
+
+  key(...parts: Array<string | number>): string {
+    return [this.config.redisPrefix, ...parts].join(':');
+  }
+
+  /** Waits until the client is ready (used at start-up, where the offline queue is off). */
+  async ready(timeoutMs = 5000): Promise<void> {
+    if (this.client.status === 'ready') return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`Redis at ${this.config.redisUrl} is not reachable`)), timeoutMs);
+      this.client.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    await this.client.publish(this.key('ch', channel), message);
+  }
+
+  subscribe(channel: string, handler: (message: string) => void): void {
+    const full = this.key('ch', channel);
+    if (!this.subscriber) {
+      this.subscriber = new Redis(this.config.redisUrl, { retryStrategy: (t) => Math.min(t * 200, 2000) });
+      this.subscriber.on('error', () => undefined);
+      this.subscriber.on('message', (ch: string, msg: string) => this.handlers.get(ch)?.forEach((h) => h(msg)));
+    }
+    if (!this.handlers.has(full)) {
+      this.handlers.set(full, new Set());
+      void this.subscriber.subscribe(full).catch(() => undefined);
+    }
+    this.handlers.get(full)!.add(handler);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([this.client.quit(), this.subscriber?.quit()]);
+  }
+}

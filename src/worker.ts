@@ -1,0 +1,24 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import { loadConfigOrExit } from './config/config';
+import { runMigrations } from './database/data-source';
+import { ensureDatabase } from './database/ensure-database';
+
+/** The worker process: queue processors and the outbox relay, no HTTP. Same image, started as `npm run start:worker`. */
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  await ensureDatabase(config.databaseUrl);
+  if (config.autoMigrate) await runMigrations(config.databaseUrl);
+  const app = await NestFactory.createApplicationContext(AppModule.register({ api: false, worker: true }), { bufferLogs: true });
+  app.useLogger(app.get(Logger));
+  app.enableShutdownHooks();
+  await app.init();
+  app.get(Logger).log('Worker started');
+}
+
+main().catch((e) => {
+  process.stderr.write(`Worker start-up failed: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

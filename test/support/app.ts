@@ -1,0 +1,40 @@
+import { INestApplication } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { createApp } from '../../src/app.factory';
+import { AppConfig, loadConfig } from '../../src/config/config';
+import { HttpClient } from './http';
+
+export interface TestApp {
+  app: INestApplication;
+  config: AppConfig;
+  baseUrl: string;
+  http: HttpClient;
+  db: DataSource;
+  close(): Promise<void>;
+}
+
+/** Boots the real application (real PostgreSQL and Redis of this run) on a free port. */
+export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const saved: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(env)) {
+    saved[k] = process.env[k];
+    process.env[k] = v;
+  }
+  const config = loadConfig();
+  const app = await createApp(config, { worker: config.runWorker });
+  await app.listen(0, '127.0.0.1');
+  for (const [k, v] of Object.entries(saved)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  const address = app.getHttpServer().address() as { port: number };
+  const baseUrl = `http://127.0.0.1:${address.port}`;
+  return {
+    app,
+    config,
+    baseUrl,
+    http: new HttpClient(baseUrl),
+    db: app.get(DataSource),
+    close: () => app.close(),
+  };
+}

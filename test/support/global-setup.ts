@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runMigrations } from '../../src/database/data-source';
+import { ensureDatabase } from '../../src/database/ensure-database';
+
+/**
+ * One fresh PostgreSQL database and one Redis key prefix per test run, migrated once here.
+ * Test files then work on their own rows (factories with unique values), so order never matters.
+ */
+export default async function globalSetup(): Promise<void> {
+  const run = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const base = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  base.pathname = `/partner_api_test_${run}`;
+  const env = {
+    NODE_ENV: 'test',
+    DATABASE_URL: base.toString(),
+    REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/0',
+    REDIS_PREFIX: `pa-test-${run}`,
+    PUBLIC_BASE_URL: 'http://localhost:3999',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    RUN_WORKER: 'true',
+    AUTO_MIGRATE: 'false',
+    LOAD_DEMO_CATALOGUE: 'false',
+    WEBHOOK_RETRY_DELAYS_MS: '300,300,300',
+    WEBHOOK_TIMEOUT_MS: '2000',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  };
+  Object.assign(process.env, env);
+  await ensureDatabase(env.DATABASE_URL);
+  await runMigrations(env.DATABASE_URL);
+  const dir = join(__dirname, '..', '.run');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'env.json'), JSON.stringify(env));
+}

@@ -1,0 +1,19 @@
+import Redis from 'ioredis';
+import { dropDatabase } from '../../src/database/ensure-database';
+
+export default async function globalTeardown(): Promise<void> {
+  if (process.env.KEEP_TEST_DB !== 'true' && process.env.DATABASE_URL?.includes('partner_api_test_')) {
+    await dropDatabase(process.env.DATABASE_URL);
+  }
+  const prefix = process.env.REDIS_PREFIX;
+  if (prefix?.startsWith('pa-test-')) {
+    const redis = new Redis(process.env.REDIS_URL!);
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+    await redis.quit();
+  }
+}
