@@ -1,5 +1,6 @@
 import { Catalogue1763800000000 } from './1763800000000-catalogue';
 import { Outbox1763800001000 } from './1763800001000-outbox';
+import { PartnersAndKeys1763800002000 } from './1763800002000-partners-and-keys';
 
 /** Every migration in order. A new migration is added here as well, so the build, the CLI and the tests run the same list. */
-export const MIGRATIONS = [Catalogue1763800000000, Outbox1763800001000];
+export const MIGRATIONS = [Catalogue1763800000000, Outbox1763800001000, PartnersAndKeys1763800002000];

@@ -7,6 +7,7 @@ import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { AllExceptionsFilter } from './common/http-exception.filter';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/config';
+import { CorsOrigins } from './partners/cors-origins';
 import { setupSwagger } from './swagger';
 
 /** Routes served outside the /api prefix: probes, documentation, pages and generated images. */
@@ -37,6 +38,17 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   app.useGlobalFilters(new AllExceptionsFilter());
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalInterceptors(new EnvelopeInterceptor(app.get(Reflector)));
+  const cors = app.get(CorsOrigins);
+  app.enableCors({
+    origin: (origin, callback) => {
+      if (!origin) return callback(null, false);
+      cors.isAllowed(origin).then((ok) => callback(null, ok), () => callback(null, false));
+    },
+    methods: ['GET', 'POST', 'PATCH', 'DELETE'],
+    allowedHeaders: ['X-API-Key', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
+    exposedHeaders: ['X-Request-Id', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed'],
+    maxAge: 600,
+  });
   app.enableShutdownHooks();
   setupSwagger(app, config);
   return app;

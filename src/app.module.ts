@@ -4,7 +4,9 @@ import { LoggerModule } from 'nestjs-pino';
 import { requireJsonContentType, requireObjectBody } from './common/body.middleware';
 import { jsonBodyParser } from './common/json-body.middleware';
 import { loadConfigOrExit } from './config/config';
+import { AuthModule } from './auth/auth.module';
 import { AppConfigModule } from './config/config.module';
+import { PartnersModule } from './partners/partners.module';
 import { CoursesModule } from './courses/courses.module';
 import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
@@ -30,7 +32,7 @@ const CORE = [
 ];
 
 /** Feature modules: each owns its tables, routes and events. */
-const FEATURES = [CoursesModule, HealthModule];
+const FEATURES = [AuthModule, PartnersModule, CoursesModule, HealthModule];
 
 /** Modules holding BullMQ processors and background loops, loaded where `worker` is on. */
 const WORKERS: DynamicModule['imports'] = [];

@@ -26,6 +26,12 @@ export interface AppConfig {
     embeddingsApiKey?: string;
   };
   metricsToken?: string;
+  limits: {
+    /** Self-service registrations per client IP per hour (contract: 5). */
+    registrationsPerHour: number;
+    /** Public certificate verifications per client IP per minute. */
+    verificationsPerMinute: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -125,6 +131,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
       embeddingsApiKey: env.SEARCH_EMBEDDINGS_API_KEY || undefined,
     },
     metricsToken: env.METRICS_TOKEN || undefined,
+    limits: {
+      registrationsPerHour: int(env, 'REGISTRATION_LIMIT_PER_HOUR', 5, 1, 1_000_000),
+      verificationsPerMinute: int(env, 'VERIFY_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
+    },
   };
 }
 

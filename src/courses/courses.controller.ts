@@ -1,5 +1,6 @@
 import { Controller, Get, Param, ParseIntPipe, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { PlanFeature } from '../auth/auth.decorators';
 import { DomainError } from '../common/errors';
 import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
 import { CoursesService } from './courses.service';
@@ -11,6 +12,7 @@ export const courseIdPipe = new ParseIntPipe({
 });
 
 @ApiTags('Courses')
+@PlanFeature('catalogue')
 @Controller('courses')
 export class CoursesController {
   constructor(private readonly courses: CoursesService) {}

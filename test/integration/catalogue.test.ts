@@ -1,9 +1,12 @@
-import { createCourse, unique } from '../support/factories';
+import { HttpClient } from '../support/http';
+import { createCourse, createPartner, unique } from '../support/factories';
 import { startApp, TestApp } from '../support/app';
 
 let t: TestApp;
+let api: HttpClient;
 beforeAll(async () => {
   t = await startApp();
+  api = (await createPartner(t)).http;
 });
 afterAll(() => t.close());
 
@@ -12,7 +15,7 @@ describe('GET /api/courses', () => {
     const category = unique('Cat');
     const { course, tutor } = await createCourse(t.db, { category, enrolled: 50, rating: 4.7, durationMinutes: 150, creditCost: 25 });
     await createCourse(t.db, { category, enrolled: 10 });
-    const res = await t.http.get(`/api/courses?category=${category}`);
+    const res = await api.get(`/api/courses?category=${category}`);
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('success');
     expect(res.body.data).toMatchObject({ total: 2, page: 1, pages: 1 });
@@ -33,15 +36,15 @@ describe('GET /api/courses', () => {
   it('matches the category case-insensitively and exactly', async () => {
     const category = unique('Mixed Case');
     await createCourse(t.db, { category });
-    expect((await t.http.get(`/api/courses?category=${encodeURIComponent(category.toUpperCase())}`)).body.data.total).toBe(1);
-    expect((await t.http.get(`/api/courses?category=${encodeURIComponent(category.slice(0, -1))}`)).body.data.total).toBe(0);
+    expect((await api.get(`/api/courses?category=${encodeURIComponent(category.toUpperCase())}`)).body.data.total).toBe(1);
+    expect((await api.get(`/api/courses?category=${encodeURIComponent(category.slice(0, -1))}`)).body.data.total).toBe(0);
   });
 
   it('filters by level', async () => {
     const category = unique('Cat');
     await createCourse(t.db, { category, level: 'Advanced' });
     await createCourse(t.db, { category, level: 'Beginner' });
-    const res = await t.http.get(`/api/courses?category=${category}&level=Advanced`);
+    const res = await api.get(`/api/courses?category=${category}&level=Advanced`);
     expect(res.body.data.total).toBe(1);
     expect(res.body.data.courses[0].level).toBe('Advanced');
   });
@@ -49,16 +52,16 @@ describe('GET /api/courses', () => {
   it('hides unpublished courses from the list', async () => {
     const category = unique('Cat');
     await createCourse(t.db, { category, published: false });
-    const res = await t.http.get(`/api/courses?category=${category}`);
+    const res = await api.get(`/api/courses?category=${category}`);
     expect(res.body.data).toEqual({ courses: [], total: 0, page: 1, pages: 0 });
   });
 
   it('paginates, and a page past the end is 200 with an empty list', async () => {
     const category = unique('Cat');
     for (let i = 0; i < 5; i++) await createCourse(t.db, { category, enrolled: 100 - i });
-    const p1 = await t.http.get(`/api/courses?category=${category}&limit=2&page=1`);
-    const p3 = await t.http.get(`/api/courses?category=${category}&limit=2&page=3`);
-    const p4 = await t.http.get(`/api/courses?category=${category}&limit=2&page=4`);
+    const p1 = await api.get(`/api/courses?category=${category}&limit=2&page=1`);
+    const p3 = await api.get(`/api/courses?category=${category}&limit=2&page=3`);
+    const p4 = await api.get(`/api/courses?category=${category}&limit=2&page=4`);
     expect(p1.body.data).toMatchObject({ total: 5, page: 1, pages: 3 });
     expect(p1.body.data.courses.map((c: { enrolled: number }) => c.enrolled)).toEqual([100, 99]);
     expect(p3.body.data.courses).toHaveLength(1);
@@ -67,10 +70,10 @@ describe('GET /api/courses', () => {
   });
 
   it('defaults to 20 per page and accepts 100', async () => {
-    const res = await t.http.get('/api/courses?limit=100');
+    const res = await api.get('/api/courses?limit=100');
     expect(res.status).toBe(200);
     expect(res.body.data.courses.length).toBeLessThanOrEqual(100);
-    const def = await t.http.get('/api/courses');
+    const def = await api.get('/api/courses');
     expect(def.body.data.courses.length).toBeLessThanOrEqual(20);
   });
 
@@ -79,7 +82,7 @@ describe('GET /api/courses', () => {
     const a = await createCourse(t.db, { category, rating: 3.1, title: `B ${unique()}` });
     const b = await createCourse(t.db, { category, rating: 4.9, title: `A ${unique()}` });
     const ids = async (sort: string) =>
-      (await t.http.get(`/api/courses?category=${category}&sort=${sort}`)).body.data.courses.map((c: { id: number }) => c.id);
+      (await api.get(`/api/courses?category=${category}&sort=${sort}`)).body.data.courses.map((c: { id: number }) => c.id);
     expect(await ids('rating')).toEqual([b.course.id, a.course.id]);
     expect(await ids('title')).toEqual([b.course.id, a.course.id]);
     expect(await ids('newest')).toEqual([b.course.id, a.course.id]);
@@ -95,7 +98,7 @@ describe('GET /api/courses', () => {
     ['sort=cheapest', 'sort'],
     ['unknown=1', 'unknown'],
   ])('rejects %s with 400 validation_failed naming the field', async (qs, field) => {
-    const res = await t.http.get(`/api/courses?${qs}`);
+    const res = await api.get(`/api/courses?${qs}`);
     expect(res.status).toBe(400);
     expect(res.body.status).toBe('error');
     expect(res.body.error.code).toBe('validation_failed');
@@ -107,7 +110,7 @@ describe('GET /api/courses', () => {
 describe('GET /api/courses/:id', () => {
   it('returns the detail with topics in order, tutor and preview', async () => {
     const { course, tutor, topics } = await createCourse(t.db, { topics: [false, true, true], organisation: 'MIT' });
-    const res = await t.http.get(`/api/courses/${course.id}`);
+    const res = await api.get(`/api/courses/${course.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       status: 'success',
@@ -134,19 +137,19 @@ describe('GET /api/courses/:id', () => {
 
   it('answers 404 course_not_found for an unpublished course', async () => {
     const { course } = await createCourse(t.db, { published: false });
-    const res = await t.http.get(`/api/courses/${course.id}`);
+    const res = await api.get(`/api/courses/${course.id}`);
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('course_not_found');
   });
 
   it('answers 404 course_not_found for an unknown id', async () => {
-    const res = await t.http.get('/api/courses/2147483000');
+    const res = await api.get('/api/courses/2147483000');
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('course_not_found');
   });
 
   it('answers 400 for a non-integer id', async () => {
-    const res = await t.http.get('/api/courses/abc');
+    const res = await api.get('/api/courses/abc');
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'validation_failed', details: [{ field: 'id', message: expect.any(String) }] });
   });

@@ -1,8 +1,12 @@
+import { createPartner } from '../support/factories';
+import { HttpClient } from '../support/http';
 import { startApp, TestApp } from '../support/app';
 
 let t: TestApp;
+let api: HttpClient;
 beforeAll(async () => {
   t = await startApp();
+  api = (await createPartner(t)).http;
 });
 afterAll(() => t.close());
 
@@ -17,7 +21,7 @@ describe('HTTP conventions (contract sections 1 and 2)', () => {
   });
 
   it('echoes a well-formed X-Request-Id', async () => {
-    const res = await t.http.get('/api/courses', { headers: { 'X-Request-Id': 'abc.DEF_123-x' } });
+    const res = await api.get('/api/courses', { headers: { 'X-Request-Id': 'abc.DEF_123-x' } });
     expect(res.headers.get('x-request-id')).toBe('abc.DEF_123-x');
   });
 

@@ -3,6 +3,10 @@ import { DataSource } from 'typeorm';
 import { Course, Level } from '../../src/courses/course.entity';
 import { Topic } from '../../src/courses/topic.entity';
 import { Tutor } from '../../src/courses/tutor.entity';
+import { KeysService } from '../../src/auth/keys.service';
+import { PartnersService } from '../../src/partners/partners.service';
+import type { TestApp } from './app';
+import type { HttpClient } from './http';
 
 export function unique(prefix = 'x'): string {
   return `${prefix}-${randomBytes(5).toString('hex')}`;
@@ -62,4 +66,40 @@ export async function createCourse(db: DataSource, spec: CourseSpec = {}): Promi
     );
     return { course, tutor, topics };
   });
+}
+
+export interface PartnerSpec {
+  plan?: 'starter' | 'growth' | 'enterprise';
+  mode?: 'test' | 'live';
+  name?: string;
+}
+
+export interface CreatedPartner {
+  partnerId: number;
+  key: string;
+  keyId: string;
+  mode: 'test' | 'live';
+  http: HttpClient;
+}
+
+/** A partner with one key, created through the same service the CLI uses. */
+export async function createPartner(t: TestApp, spec: PartnerSpec = {}): Promise<CreatedPartner> {
+  const created = await t.app.get(PartnersService).create({
+    name: spec.name ?? unique('Partner'),
+    email: `${unique('dev')}@example.com`,
+    plan: spec.plan ?? 'enterprise',
+    mode: spec.mode ?? 'test',
+  });
+  return { partnerId: created.partner.id, key: created.api_key.key, keyId: created.api_key.id, mode: created.api_key.mode as 'test' | 'live', http: t.http.withKey(created.api_key.key) };
+}
+
+/** Another key of an existing partner (e.g. its live key). */
+export async function createKey(t: TestApp, partnerId: number, mode: 'test' | 'live'): Promise<CreatedPartner> {
+  const key = await t.app.get(KeysService).issue(null, partnerId, mode);
+  return { partnerId, key: key.key, keyId: key.id, mode, http: t.http.withKey(key.key) };
+}
+
+export async function createAdmin(t: TestApp): Promise<CreatedPartner> {
+  const key = await t.app.get(PartnersService).createAdminKey(unique('admin'), 'live');
+  return { partnerId: 0, key: key.key, keyId: key.id, mode: 'live', http: t.http.withKey(key.key) };
 }

@@ -1,0 +1,135 @@
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Response } from 'express';
+import { DataSource } from 'typeorm';
+import { DomainError } from '../common/errors';
+import type { Mode } from '../common/scope';
+import { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
+import type { PlanFeatureName } from '../partners/plan.entity';
+import { parseApiKey } from './api-key';
+import { AuthContext, AuthedRequest } from './auth-context';
+import { ADMIN_ONLY, PLAN_FEATURE } from './auth.decorators';
+import { KeyRecord, KeyStore } from './key-store';
+import { IS_PUBLIC } from './public.decorator';
+import { UsageLimiter, UsageOutcome } from './usage-limiter';
+
+const LAST_USED_EVERY_MS = 60_000;
+
+/**
+ * The one API-key guard, driven by route metadata (@Public, @AdminOnly, @PlanFeature). In order:
+ * key present and well-formed → known → not revoked → partner active → Origin allowlist →
+ * admin-only → plan includes the endpoint → rate limit → monthly quota.
+ */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  private readonly publicOrigin: string;
+  private readonly lastUsedWritten = new Map<string, number>();
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly keys: KeyStore,
+    private readonly limiter: UsageLimiter,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.publicOrigin = new URL(config.publicBaseUrl).origin;
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+
+    const req = context.switchToHttp().getRequest<AuthedRequest>();
+    const res = context.switchToHttp().getResponse<Response>();
+    const raw = req.headers['x-api-key'];
+    if (raw === undefined || raw === '') throw new DomainError('missing_api_key');
+    const parsed = parseApiKey(Array.isArray(raw) ? undefined : raw);
+    if (!parsed) throw new DomainError('invalid_api_key');
+
+    const record = await this.keys.find(parsed.hash);
+    if (!record) throw new DomainError('invalid_api_key');
+    if (record.revoked) throw new DomainError('revoked_api_key');
+    if (record.partnerStatus !== 'active') throw new DomainError('account_suspended');
+
+    const origin = req.headers.origin;
+    if (origin && origin !== this.publicOrigin && !record.allowedOrigins.includes(origin)) {
+      throw new DomainError('origin_not_allowed', { origin });
+    }
+
+    const adminOnly = this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets);
+    if (record.role === 'admin') {
+      req.auth = await this.adminContext(record, req);
+      this.touch(record.keyId);
+      return true;
+    }
+    if (adminOnly) throw new DomainError('admin_only');
+
+    const feature = this.reflector.getAllAndOverride<PlanFeatureName>(PLAN_FEATURE, targets);
+    if (!feature) throw new Error(`Route ${req.method} ${req.path} declares no @PlanFeature()`);
+    if (!record.plan.features.includes(feature)) throw new DomainError('endpoint_not_in_plan', { plan: record.plan.code, endpoint_group: feature });
+
+    const usage = await this.limiter.consume(record.keyId, record.partnerId, record.mode, record.plan.rateLimitPerSecond, record.plan.monthlyQuota);
+    this.setUsageHeaders(res, usage);
+    if (usage.kind === 'rate_limited') {
+      throw new DomainError('rate_limited', { limit_per_second: usage.rate.limit }, undefined, { 'Retry-After': String(usage.rate.resetSeconds) });
+    }
+    if (usage.kind === 'quota_exceeded') {
+      throw new DomainError('monthly_quota_exceeded', { limit: usage.quota.limit, reset_at: new Date(usage.quota.reset * 1000).toISOString() });
+    }
+    req.auth = this.contextOf(record, { partnerId: record.partnerId, mode: record.mode });
+    this.touch(record.keyId);
+    return true;
+  }
+
+  private contextOf(record: KeyRecord, scope: { partnerId: number; mode: Mode }): AuthContext {
+    return {
+      keyId: record.keyId,
+      partnerId: record.partnerId,
+      partnerName: record.partnerName,
+      partnerStatus: record.partnerStatus,
+      allowedOrigins: record.allowedOrigins,
+      mode: record.mode,
+      role: record.role,
+      plan: record.plan,
+      scope,
+    };
+  }
+
+  /** Admin keys act for the operators' own account, or for a partner named by X-Partner-Id (and X-Partner-Mode). */
+  private async adminContext(record: KeyRecord, req: AuthedRequest): Promise<AuthContext> {
+    const partnerHeader = req.headers['x-partner-id'];
+    const modeHeader = req.headers['x-partner-mode'];
+    if (partnerHeader === undefined) return this.contextOf(record, { partnerId: record.partnerId, mode: record.mode });
+    if (typeof partnerHeader !== 'string' || !/^[1-9]\d{0,9}$/.test(partnerHeader) || Number(partnerHeader) > 2_147_483_647) {
+      throw new DomainError('validation_failed', [{ field: 'X-Partner-Id', message: 'X-Partner-Id must be a partner id' }]);
+    }
+    if (modeHeader !== undefined && modeHeader !== 'test' && modeHeader !== 'live') {
+      throw new DomainError('validation_failed', [{ field: 'X-Partner-Mode', message: 'X-Partner-Mode must be test or live' }]);
+    }
+    const [exists] = await this.dataSource.query('SELECT 1 FROM partners WHERE id = $1', [Number(partnerHeader)]);
+    if (!exists) throw new DomainError('partner_not_found');
+    return this.contextOf(record, { partnerId: Number(partnerHeader), mode: (modeHeader as Mode | undefined) ?? record.mode });
+  }
+
+  private setUsageHeaders(res: Response, usage: UsageOutcome): void {
+    const { limit, remaining, resetSeconds } = usage.rate;
+    res.setHeader('RateLimit-Policy', `"per-key";q=${limit};w=1`);
+    res.setHeader('RateLimit', `"per-key";r=${remaining};t=${resetSeconds}`);
+    if (usage.kind !== 'rate_limited' && usage.quota) {
+      res.setHeader('X-Quota-Limit', String(usage.quota.limit));
+      res.setHeader('X-Quota-Remaining', String(usage.quota.remaining));
+      res.setHeader('X-Quota-Reset', String(usage.quota.reset));
+    }
+  }
+
+  /** last_used_at is written at most once a minute per key and never on the request's critical path. */
+  private touch(keyId: string): void {
+    const now = Date.now();
+    if ((this.lastUsedWritten.get(keyId) ?? 0) + LAST_USED_EVERY_MS > now) return;
+    this.lastUsedWritten.set(keyId, now);
+    this.dataSource.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [keyId]).catch(() => this.lastUsedWritten.delete(keyId));
+  }
+}

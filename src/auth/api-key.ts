@@ -1,0 +1,41 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+import { base62Encode, randomChars } from '../common/ids';
+import type { Mode } from '../common/scope';
+
+/**
+ * API key format (contract section 3): `eck_test_` or `eck_live_`, 32 random base62 characters from the
+ * CSPRNG, then 6 base62 characters of the CRC32 of everything before them. The checksum lets us refuse
+ * typos and garbage before touching PostgreSQL or Redis.
+ */
+const KEY_PATTERN = /^eck_(test|live)_([0-9A-Za-z]{32})([0-9A-Za-z]{6})$/;
+
+export interface ParsedKey {
+  mode: Mode;
+  hash: string;
+}
+
+function checksum(body: string): string {
+  return base62Encode(crc32(body), 6);
+}
+
+export function generateApiKey(mode: Mode): { key: string; hash: string; prefix: string } {
+  const body = `eck_${mode}_${randomChars(32)}`;
+  const key = body + checksum(body);
+  return { key, hash: hashApiKey(key), prefix: key.slice(0, 14) };
+}
+
+/** Returns null for anything not shaped like a key or whose checksum does not match. */
+export function parseApiKey(raw: string | undefined): ParsedKey | null {
+  if (!raw || raw.length !== 47) return null;
+  const m = KEY_PATTERN.exec(raw);
+  if (!m) return null;
+  const body = raw.slice(0, 41);
+  const expected = Buffer.from(checksum(body));
+  if (!timingSafeEqual(expected, Buffer.from(m[3]))) return null;
+  return { mode: m[1] as Mode, hash: hashApiKey(raw) };
+}
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}

@@ -1,0 +1,94 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { RedisService } from '../redis/redis.service';
+import type { Mode } from '../common/scope';
+import type { PartnerStatus } from '../partners/partner.entity';
+import { Plan } from '../partners/plan.entity';
+import type { KeyRole } from './api-key.entity';
+
+export interface KeyRecord {
+  keyId: string;
+  partnerId: number;
+  partnerName: string;
+  partnerStatus: PartnerStatus;
+  allowedOrigins: string[];
+  mode: Mode;
+  role: KeyRole;
+  revoked: boolean;
+  plan: Plan;
+}
+
+const TTL_MS = 3000;
+const CHANNEL = 'auth.changed';
+
+/**
+ * Verified keys cached in process for three seconds, so a request costs no database round trip.
+ * Revocation, suspension and plan changes publish on Redis and clear every instance's cache at once;
+ * the short TTL bounds staleness to well under the contract's 5 s even if a message is lost.
+ */
+@Injectable()
+export class KeyStore implements OnModuleInit {
+  private readonly cache = new Map<string, { record: KeyRecord | null; expires: number }>();
+  private readonly inflight = new Map<string, Promise<KeyRecord | null>>();
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly redis: RedisService,
+  ) {}
+
+  onModuleInit(): void {
+    this.redis.subscribe(CHANNEL, () => this.cache.clear());
+  }
+
+  async find(hash: string): Promise<KeyRecord | null> {
+    const hit = this.cache.get(hash);
+    if (hit && hit.expires > Date.now()) return hit.record;
+    let pending = this.inflight.get(hash);
+    if (!pending) {
+      pending = this.load(hash).finally(() => this.inflight.delete(hash));
+      this.inflight.set(hash, pending);
+    }
+    const record = await pending;
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(hash, { record, expires: Date.now() + TTL_MS });
+    return record;
+  }
+
+  /** Call after a key, partner or plan change commits. */
+  async invalidate(): Promise<void> {
+    this.cache.clear();
+    await this.redis.publish(CHANNEL, String(Date.now())).catch(() => undefined);
+  }
+
+  private async load(hash: string): Promise<KeyRecord | null> {
+    const rows: Array<Record<string, any>> = await this.dataSource.query(
+      `SELECT k.id, k.partner_id, k.mode, k.role, k.revoked_at, p.name, p.status, p.allowed_origins,
+              pl.code, pl.name AS plan_name, pl.monthly_quota, pl.rate_limit_per_second, pl.webhook_event_types, pl.webinar_rooms, pl.features
+         FROM api_keys k JOIN partners p ON p.id = k.partner_id JOIN plans pl ON pl.code = p.plan_code
+        WHERE k.key_hash = $1`,
+      [hash],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    return {
+      keyId: r.id,
+      partnerId: r.partner_id,
+      partnerName: r.name,
+      partnerStatus: r.status,
+      allowedOrigins: r.allowed_origins,
+      mode: r.mode,
+      role: r.role,
+      revoked: r.revoked_at !== null,
+      plan: {
+        code: r.code,
+        name: r.plan_name,
+        monthlyQuota: r.monthly_quota,
+        rateLimitPerSecond: r.rate_limit_per_second,
+        webhookEventTypes: r.webhook_event_types,
+        webinarRooms: r.webinar_rooms,
+        features: r.features,
+      },
+    };
+  }
+}

@@ -1,0 +1,94 @@
+import { Injectable } from '@nestjs/common';
+import { RedisService } from '../redis/redis.service';
+import type { Mode } from '../common/scope';
+
+/**
+ * One atomic Redis script per keyed request: the per-key rate window first, then the monthly quota.
+ * A call refused by either is not counted against the quota, and the quota check-and-increment is a
+ * single step, so with N calls left and more than N in parallel exactly N pass, on any number of instances.
+ */
+const SCRIPT = `
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], 2000) end
+if n > tonumber(ARGV[1]) then return {0, n, 0} end
+local quota = tonumber(ARGV[2])
+if quota < 0 then return {1, n, -1} end
+local used = tonumber(redis.call('GET', KEYS[2]) or '0')
+if used >= quota then return {2, n, used} end
+used = redis.call('INCR', KEYS[2])
+if used == 1 then redis.call('EXPIRE', KEYS[2], tonumber(ARGV[3])) end
+return {1, n, used}
+`;
+
+/** Fixed windows for unauthenticated per-IP limits (registration, certificate verification). */
+const WINDOW_SCRIPT = `
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], tonumber(ARGV[1])) end
+return {n, redis.call('TTL', KEYS[1])}
+`;
+
+export type UsageOutcome =
+  | { kind: 'ok'; rate: RateState; quota: QuotaState | null }
+  | { kind: 'rate_limited'; rate: RateState }
+  | { kind: 'quota_exceeded'; rate: RateState; quota: QuotaState };
+
+export interface RateState {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+export interface QuotaState {
+  limit: number;
+  used: number;
+  remaining: number;
+  /** Unix seconds when the month (UTC) ends. */
+  reset: number;
+}
+
+export function monthOf(date = new Date()): string {
+  return date.toISOString().slice(0, 7);
+}
+
+export function monthEnd(date = new Date()): number {
+  return Math.floor(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) / 1000);
+}
+
+@Injectable()
+export class UsageLimiter {
+  constructor(private readonly redis: RedisService) {}
+
+  quotaKey(partnerId: number, mode: Mode, month = monthOf()): string {
+    return this.redis.key('quota', partnerId, mode, month);
+  }
+
+  async consume(keyId: string, partnerId: number, mode: Mode, ratePerSecond: number, monthlyQuota: number | null): Promise<UsageOutcome> {
+    const now = new Date();
+    const second = Math.floor(now.getTime() / 1000);
+    const reset = monthEnd(now);
+    const [status, n, used] = (await this.redis.client.eval(
+      SCRIPT,
+      2,
+      this.redis.key('rate', keyId, second),
+      this.quotaKey(partnerId, mode, monthOf(now)),
+      ratePerSecond,
+      monthlyQuota ?? -1,
+      reset - second + 7 * 86400,
+    )) as [number, number, number];
+    const rate: RateState = { limit: ratePerSecond, remaining: Math.max(0, ratePerSecond - n), resetSeconds: 1 };
+    if (status === 0) return { kind: 'rate_limited', rate };
+    const quota = monthlyQuota === null ? null : { limit: monthlyQuota, used, remaining: Math.max(0, monthlyQuota - used), reset };
+    if (status === 2) return { kind: 'quota_exceeded', rate, quota: quota! };
+    return { kind: 'ok', rate, quota };
+  }
+
+  async used(partnerId: number, mode: Mode, month = monthOf()): Promise<number> {
+    return Number((await this.redis.client.get(this.quotaKey(partnerId, mode, month))) ?? 0);
+  }
+
+  /** Counts a hit in a fixed window; returns whether it is within the limit and when the window resets. */
+  async window(name: string, subject: string, limit: number, windowSeconds: number): Promise<{ allowed: boolean; retryAfter: number }> {
+    const [n, ttl] = (await this.redis.client.eval(WINDOW_SCRIPT, 1, this.redis.key('win', name, subject), windowSeconds)) as [number, number];
+    return { allowed: n <= limit, retryAfter: Math.max(1, ttl) };
+  }
+}

@@ -1,0 +1,100 @@
+import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Patch, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { AdminOnly } from '../auth/auth.decorators';
+import { KeysService } from '../auth/keys.service';
+import { DomainError } from '../common/errors';
+import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
+import {
+  AccessRequestListDto,
+  AdminPartnerDto,
+  ApprovalDto,
+  CreateKeyDto,
+  IssuedKeyDto,
+  KeyViewDto,
+  ListAccessRequestsQuery,
+  RejectRequestDto,
+  RejectionDto,
+  UpdatePartnerDto,
+} from './dto/partner.dto';
+import { PartnersService } from './partners.service';
+import { ProductionAccessService } from './production-access.service';
+
+const partnerIdPipe = new ParseIntPipe({
+  exceptionFactory: () => new DomainError('validation_failed', [{ field: 'id', message: 'id must be a partner id (integer)' }]),
+});
+const ADMIN_ERRORS = ['admin_only', ...KEYED_ERRORS] as const;
+
+@ApiTags('Admin')
+@AdminOnly()
+@Controller('admin')
+export class AdminPartnersController {
+  constructor(
+    private readonly partners: PartnersService,
+    private readonly access: ProductionAccessService,
+    private readonly keys: KeysService,
+  ) {}
+
+  @Get('production-access')
+  @ApiOperation({ summary: 'List production access requests (filter by status)' })
+  @ApiSuccess(AccessRequestListDto)
+  @ApiErrors('validation_failed', ...ADMIN_ERRORS)
+  listRequests(@Query() query: ListAccessRequestsQuery) {
+    return this.access.list(query);
+  }
+
+  @Post('production-access/:id/approve')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Approve a request: issues the partner a live key, shown once in this response' })
+  @ApiSuccess(ApprovalDto)
+  @ApiErrors('production_access_request_not_found', 'request_already_reviewed', ...ADMIN_ERRORS)
+  approve(@Param('id') id: string) {
+    return this.access.approve(id);
+  }
+
+  @Post('production-access/:id/reject')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Reject a request with a reason' })
+  @ApiSuccess(RejectionDto)
+  @ApiErrors('validation_failed', 'production_access_request_not_found', 'request_already_reviewed', ...ADMIN_ERRORS)
+  reject(@Param('id') id: string, @Body() dto: RejectRequestDto) {
+    return this.access.reject(id, dto.reason);
+  }
+
+  @Get('partners/:id')
+  @ApiOperation({ summary: "A partner's account and keys (prefixes only)" })
+  @ApiParam({ name: 'id', type: Number })
+  @ApiSuccess(AdminPartnerDto)
+  @ApiErrors('validation_failed', 'partner_not_found', ...ADMIN_ERRORS)
+  getPartner(@Param('id', partnerIdPipe) id: number) {
+    return this.partners.adminView(id);
+  }
+
+  @Patch('partners/:id')
+  @ApiOperation({ summary: "Change a partner's plan, status (active / suspended) or allowed origins", description: 'Takes effect on every instance within 5 seconds.' })
+  @ApiParam({ name: 'id', type: Number })
+  @ApiSuccess(AdminPartnerDto)
+  @ApiErrors('validation_failed', 'partner_not_found', ...ADMIN_ERRORS)
+  updatePartner(@Param('id', partnerIdPipe) id: number, @Body() dto: UpdatePartnerDto) {
+    return this.partners.update(id, dto);
+  }
+
+  @Post('partners/:id/keys')
+  @ApiOperation({ summary: 'Issue a new key for a partner (shown once)' })
+  @ApiParam({ name: 'id', type: Number })
+  @ApiSuccess(IssuedKeyDto, { status: 201 })
+  @ApiErrors('validation_failed', 'partner_not_found', ...ADMIN_ERRORS)
+  async createKey(@Param('id', partnerIdPipe) id: number, @Body() dto: CreateKeyDto) {
+    await this.partners.get(id);
+    const key = await this.keys.issue(null, id, dto.mode);
+    return { id: key.id, key: key.key, mode: key.mode, key_prefix: key.key_prefix, created_at: key.created_at };
+  }
+
+  @Post('keys/:id/revoke')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Revoke a key', description: 'Refused with 401 revoked_api_key on every instance within 5 seconds.' })
+  @ApiSuccess(KeyViewDto)
+  @ApiErrors('api_key_not_found', ...ADMIN_ERRORS)
+  revokeKey(@Param('id') id: string) {
+    return this.keys.revoke(id);
+  }
+}

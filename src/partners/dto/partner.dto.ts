@@ -1,0 +1,180 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsEmail, IsIn, IsOptional, IsString, IsUrl, Length, Matches } from 'class-validator';
+import { MODES } from '../../common/scope';
+import { PageQuery } from '../../common/pagination';
+import { PLAN_CODES } from '../plan.entity';
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+export class RegisterPartnerDto {
+  @ApiProperty({ example: 'Acme Learning', minLength: 1, maxLength: 200 })
+  @Transform(trim)
+  @IsString()
+  @Length(1, 200)
+  name: string;
+
+  @ApiProperty({ example: 'dev@acme.example' })
+  @Transform(trim)
+  @IsEmail({}, { message: 'email must be an e-mail address' })
+  @Length(3, 320)
+  email: string;
+
+  @ApiPropertyOptional({ example: 'https://acme.example' })
+  @IsOptional()
+  @IsUrl({ protocols: ['http', 'https'], require_protocol: true }, { message: 'website must be an http(s) URL' })
+  @Length(1, 2048)
+  website?: string;
+}
+
+export class ProductionAccessDto {
+  @ApiProperty({ example: 'We embed beginner Python courses in our HR onboarding product for 2,000 employees.', minLength: 10, maxLength: 2000 })
+  @Transform(trim)
+  @IsString()
+  @Length(10, 2000)
+  use_case: string;
+}
+
+export class RejectRequestDto {
+  @ApiProperty({ example: 'Please describe how learners reach the courses.', minLength: 1, maxLength: 1000 })
+  @Transform(trim)
+  @IsString()
+  @Length(1, 1000)
+  reason: string;
+}
+
+export class CreateKeyDto {
+  @ApiProperty({ enum: MODES, example: 'test' })
+  @IsIn(MODES, { message: 'mode must be test or live' })
+  mode: 'test' | 'live';
+}
+
+export const ORIGIN_PATTERN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;
+
+export class UpdatePartnerDto {
+  @ApiPropertyOptional({ enum: PLAN_CODES, example: 'growth' })
+  @IsOptional()
+  @IsIn(PLAN_CODES, { message: `plan must be one of ${PLAN_CODES.join(', ')}` })
+  plan?: (typeof PLAN_CODES)[number];
+
+  @ApiPropertyOptional({ enum: ['active', 'suspended'], example: 'active' })
+  @IsOptional()
+  @IsIn(['active', 'suspended'], { message: 'status must be active or suspended' })
+  status?: 'active' | 'suspended';
+
+  @ApiPropertyOptional({ type: [String], example: ['https://app.acme.example'], description: 'Origins (scheme://host[:port]) allowed to call the API from a browser and to embed webinars.' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @Matches(ORIGIN_PATTERN, { each: true, message: 'each allowed origin must look like https://host[:port] with no path' })
+  allowed_origins?: string[];
+}
+
+export class ListAccessRequestsQuery extends PageQuery {
+  @ApiPropertyOptional({ enum: ['pending', 'approved', 'rejected'], example: 'pending' })
+  @IsOptional()
+  @IsIn(['pending', 'approved', 'rejected'], { message: 'status must be pending, approved or rejected' })
+  status?: 'pending' | 'approved' | 'rejected';
+}
+
+// ---- responses ----
+
+export class PartnerDto {
+  @ApiProperty({ example: 17 }) id: number;
+  @ApiProperty({ example: 'Acme Learning' }) name: string;
+  @ApiProperty({ example: 'dev@acme.example' }) email: string;
+  @ApiProperty({ enum: PLAN_CODES, example: 'starter' }) plan: string;
+  @ApiProperty({ enum: ['active', 'suspended'], example: 'active' }) status: string;
+}
+
+export class IssuedKeyDto {
+  @ApiProperty({ example: 'key_4q8ZpX2mT7bN1vC9kR3sLw' }) id: string;
+  @ApiProperty({ example: 'eck_test_3kT9pQ2mZ8xV4bN7cR1sLw6yH0jF5dG2A1b2C3', description: 'Shown once. Store it now.' }) key: string;
+  @ApiProperty({ enum: MODES, example: 'test' }) mode: string;
+  @ApiProperty({ example: 'eck_test_3kT9p' }) key_prefix: string;
+  @ApiProperty({ example: '2026-11-22T10:00:00.000Z' }) created_at: string;
+}
+
+export class RegistrationDto {
+  @ApiProperty({ type: PartnerDto }) partner: PartnerDto;
+  @ApiProperty({ type: IssuedKeyDto }) api_key: IssuedKeyDto;
+}
+
+export class UsageDto {
+  @ApiProperty({ example: '2026-11' }) month: string;
+  @ApiProperty({ example: 42 }) calls: number;
+  @ApiProperty({ example: 500, nullable: true, description: 'null on unlimited plans' }) limit: number | null;
+  @ApiProperty({ example: 458, nullable: true }) remaining: number | null;
+}
+
+export class PlanDto {
+  @ApiProperty({ example: 'starter' }) code: string;
+  @ApiProperty({ example: 'Starter (free)' }) name: string;
+  @ApiProperty({ example: 500, nullable: true }) monthly_quota: number | null;
+  @ApiProperty({ example: 5 }) rate_limit_per_second: number;
+  @ApiProperty({ example: 2, nullable: true }) webhook_event_types: number | null;
+  @ApiProperty({ example: 0, nullable: true }) webinar_rooms: number | null;
+  @ApiProperty({ type: [String], example: ['catalogue', 'account', 'webhooks'] }) features: string[];
+}
+
+export class PartnerProfileDto extends PartnerDto {
+  @ApiProperty({ example: 'https://acme.example', nullable: true }) website: string | null;
+  @ApiProperty({ type: PlanDto }) plan_details: PlanDto;
+  @ApiProperty({ enum: MODES, example: 'test', description: "The calling key's mode." }) mode: string;
+  @ApiProperty({ type: UsageDto }) usage: UsageDto;
+  @ApiProperty({ type: [String], example: ['https://app.acme.example'] }) allowed_origins: string[];
+  @ApiProperty({ example: '2026-11-22T10:00:00.000Z' }) created_at: string;
+}
+
+export class AccessRequestDto {
+  @ApiProperty({ example: 'par_8mQ2xT5vB9nC1kR4sLw7yH' }) id: string;
+  @ApiProperty({ enum: ['pending', 'approved', 'rejected'], example: 'pending' }) status: string;
+  @ApiProperty({ example: '2026-11-22T10:00:00.000Z' }) created_at: string;
+}
+
+export class AccessRequestCreatedDto {
+  @ApiProperty({ type: AccessRequestDto }) request: AccessRequestDto;
+}
+
+export class AdminAccessRequestDto extends AccessRequestDto {
+  @ApiProperty({ example: 17 }) partner_id: number;
+  @ApiProperty({ example: 'Acme Learning' }) partner_name: string;
+  @ApiProperty({ example: 'We embed courses in our HR product.' }) use_case: string;
+  @ApiProperty({ example: null, nullable: true }) reason: string | null;
+  @ApiProperty({ example: null, nullable: true }) reviewed_at: string | null;
+}
+
+export class AccessRequestListDto {
+  @ApiProperty({ type: [AdminAccessRequestDto] }) requests: AdminAccessRequestDto[];
+  @ApiProperty({ example: 1 }) total: number;
+  @ApiProperty({ example: 1 }) page: number;
+  @ApiProperty({ example: 1 }) pages: number;
+}
+
+export class ApprovalDto {
+  @ApiProperty({ type: AdminAccessRequestDto }) request: AdminAccessRequestDto;
+  @ApiProperty({ type: IssuedKeyDto }) api_key: IssuedKeyDto;
+}
+
+export class KeyViewDto {
+  @ApiProperty({ example: 'key_4q8ZpX2mT7bN1vC9kR3sLw' }) id: string;
+  @ApiProperty({ enum: MODES, example: 'live' }) mode: string;
+  @ApiProperty({ enum: ['partner', 'admin'], example: 'partner' }) role: string;
+  @ApiProperty({ example: null, nullable: true }) name: string | null;
+  @ApiProperty({ example: 'eck_live_3kT9p' }) key_prefix: string;
+  @ApiProperty({ example: '2026-11-22T10:00:00.000Z' }) created_at: string;
+  @ApiProperty({ example: null, nullable: true }) last_used_at: string | null;
+  @ApiProperty({ example: '2026-11-22T11:00:00.000Z', nullable: true }) revoked_at: string | null;
+}
+
+export class AdminPartnerDto extends PartnerDto {
+  @ApiProperty({ example: 'https://acme.example', nullable: true }) website: string | null;
+  @ApiProperty({ type: [String], example: ['https://app.acme.example'] }) allowed_origins: string[];
+  @ApiProperty({ example: '2026-11-22T10:00:00.000Z' }) created_at: string;
+  @ApiProperty({ type: [KeyViewDto] }) keys: KeyViewDto[];
+}
+
+export class RejectionDto {
+  @ApiProperty({ type: AdminAccessRequestDto }) request: AdminAccessRequestDto;
+}

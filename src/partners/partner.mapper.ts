@@ -1,0 +1,39 @@
+import { KeyView } from '../auth/keys.service';
+import { Partner } from './partner.entity';
+import { Plan } from './plan.entity';
+import { ProductionAccessRequest } from './production-access-request.entity';
+
+export function toPartnerView(p: Partner) {
+  return { id: p.id, name: p.name, email: p.email, plan: p.planCode, status: p.status };
+}
+
+export function toPlanView(plan: Plan) {
+  return {
+    code: plan.code,
+    name: plan.name,
+    monthly_quota: plan.monthlyQuota,
+    rate_limit_per_second: plan.rateLimitPerSecond,
+    webhook_event_types: plan.webhookEventTypes,
+    webinar_rooms: plan.webinarRooms,
+    features: plan.features,
+  };
+}
+
+export function toAdminPartnerView(p: Partner, keys: KeyView[]) {
+  return { ...toPartnerView(p), website: p.website, allowed_origins: p.allowedOrigins, created_at: p.createdAt.toISOString(), keys };
+}
+
+export function toAccessRequestView(r: ProductionAccessRequest) {
+  return { id: r.id, status: r.status, created_at: r.createdAt.toISOString() };
+}
+
+export function toAdminAccessRequestView(r: ProductionAccessRequest, partnerName: string) {
+  return {
+    ...toAccessRequestView(r),
+    partner_id: r.partnerId,
+    partner_name: partnerName,
+    use_case: r.useCase,
+    reason: r.reason,
+    reviewed_at: r.reviewedAt?.toISOString() ?? null,
+  };
+}

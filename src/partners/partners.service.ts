@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AuthContext } from '../auth/auth-context';
+import { KeysService } from '../auth/keys.service';
+import { KeyStore } from '../auth/key-store';
+import { monthOf, UsageLimiter } from '../auth/usage-limiter';
+import { DomainError } from '../common/errors';
+import type { Mode } from '../common/scope';
+import { CorsOrigins } from './cors-origins';
+import { UpdatePartnerDto } from './dto/partner.dto';
+import { Partner } from './partner.entity';
+import { toAdminPartnerView, toPartnerView, toPlanView } from './partner.mapper';
+import { PlanCode } from './plan.entity';
+
+const OPERATOR = { name: 'Platform operators', email: 'operators@platform.invalid' };
+
+@Injectable()
+export class PartnersService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly keys: KeysService,
+    private readonly keyStore: KeyStore,
+    private readonly usage: UsageLimiter,
+    private readonly cors: CorsOrigins,
+  ) {}
+
+  /** Self-service sign-up: a starter partner with a test key usable at once. */
+  register(input: { name: string; email: string; website?: string }) {
+    return this.create({ ...input, plan: 'starter', mode: 'test' });
+  }
+
+  /** Creates a partner and its first key in one transaction (registration and the CLI). */
+  async create(input: { name: string; email: string; website?: string; plan: PlanCode; mode: Mode }) {
+    return this.dataSource.transaction(async (em) => {
+      const partner = await em.save(
+        em.create(Partner, { name: input.name, email: input.email, website: input.website ?? null, planCode: input.plan, status: 'active', allowedOrigins: [] }),
+      );
+      const key = await this.keys.issue(em, partner.id, input.mode);
+      return { partner: toPartnerView(partner), api_key: { id: key.id, key: key.key, mode: key.mode, key_prefix: key.key_prefix, created_at: key.created_at } };
+    });
+  }
+
+  async me(auth: AuthContext) {
+    const partner = await this.get(auth.partnerId);
+    const calls = await this.usage.used(auth.partnerId, auth.mode);
+    const limit = auth.plan.monthlyQuota;
+    return {
+      ...toPartnerView(partner),
+      website: partner.website,
+      plan_details: toPlanView(auth.plan),
+      mode: auth.mode,
+      usage: { month: monthOf(), calls, limit, remaining: limit === null ? null : Math.max(0, limit - calls) },
+      allowed_origins: partner.allowedOrigins,
+      created_at: partner.createdAt.toISOString(),
+    };
+  }
+
+  async get(partnerId: number): Promise<Partner> {
+    const partner = await this.dataSource.getRepository(Partner).findOneBy({ id: partnerId });
+    if (!partner) throw new DomainError('partner_not_found');
+    return partner;
+  }
+
+  async adminView(partnerId: number) {
+    const partner = await this.get(partnerId);
+    return toAdminPartnerView(partner, await this.keys.list(partnerId));
+  }
+
+  async update(partnerId: number, dto: UpdatePartnerDto) {
+    const partner = await this.get(partnerId);
+    if (dto.plan !== undefined) partner.planCode = dto.plan;
+    if (dto.status !== undefined) partner.status = dto.status;
+    if (dto.allowed_origins !== undefined) partner.allowedOrigins = [...new Set(dto.allowed_origins)];
+    await this.dataSource.getRepository(Partner).save(partner);
+    // Plan, status and origins are read through the key cache: every instance drops it now.
+    await Promise.all([this.keyStore.invalidate(), this.cors.invalidate()]);
+    return this.adminView(partnerId);
+  }
+
+  /** The operators' own account, which admin keys belong to; created the first time it is needed. */
+  async operatorPartnerId(): Promise<number> {
+    await this.dataSource.query(
+      `INSERT INTO partners (name, email, plan_code, status, is_operator) VALUES ($1, $2, 'enterprise', 'active', true)
+       ON CONFLICT (is_operator) WHERE is_operator DO NOTHING`,
+      [OPERATOR.name, OPERATOR.email],
+    );
+    const [row] = await this.dataSource.query('SELECT id FROM partners WHERE is_operator');
+    return row.id;
+  }
+
+  async createAdminKey(name: string, mode: Mode = 'live') {
+    const partnerId = await this.operatorPartnerId();
+    return this.keys.issue(null, partnerId, mode, 'admin', name);
+  }
+}
