@@ -13,6 +13,7 @@ import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { loggerParams } from './logging';
 import { RedisModule } from './redis/redis.module';
+import { UsersModule } from './users/users.module';
 
 export interface AppModuleOptions {
   /** Serve HTTP routes (the API process). */
@@ -32,7 +33,7 @@ const CORE = [
 ];
 
 /** Feature modules: each owns its tables, routes and events. */
-const FEATURES = [AuthModule, PartnersModule, CoursesModule, HealthModule];
+const FEATURES = [AuthModule, PartnersModule, CoursesModule, UsersModule, HealthModule];
 
 /** Modules holding BullMQ processors and background loops, loaded where `worker` is on. */
 const WORKERS: DynamicModule['imports'] = [];

@@ -1,0 +1,65 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsEmail, IsInt, IsNotEmpty, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { PageQuery } from '../../common/pagination';
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+export class CreateUserDto {
+  @ApiProperty({ example: 'acme-user-1001', minLength: 1, maxLength: 128, description: "Your own reference for the learner; unique per partner and mode." })
+  @IsString()
+  @Length(1, 128)
+  @IsNotEmpty()
+  external_user_id: string;
+
+  @ApiProperty({ example: 'Ada Lovelace', minLength: 1, maxLength: 200 })
+  @Transform(trim)
+  @IsString()
+  @Length(1, 200)
+  name: string;
+
+  @ApiProperty({ example: 'ada@example.com' })
+  @Transform(trim)
+  @IsEmail({}, { message: 'email must be an e-mail address' })
+  @Length(3, 320)
+  email: string;
+}
+
+export class ListUsersQuery extends PageQuery {
+  @ApiPropertyOptional({ example: 'acme-user-1001', description: 'Find the user with this external_user_id.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 128)
+  external_user_id?: string;
+}
+
+/** Identifies a learner by platform id or by the partner's own reference (enrolment, webinars). */
+export class UserRefDto {
+  @ApiPropertyOptional({ example: 501, description: 'Platform user id; give this or external_user_id (or both, naming the same user).' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
+  user_id?: number;
+
+  @ApiPropertyOptional({ example: 'acme-user-1001' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 128)
+  external_user_id?: string;
+}
+
+export class UserDto {
+  @ApiProperty({ example: 501 }) id: number;
+  @ApiProperty({ example: 'acme-user-1001' }) external_user_id: string;
+  @ApiProperty({ example: 'Ada Lovelace' }) name: string;
+  @ApiProperty({ example: 'ada@example.com' }) email: string;
+  @ApiProperty({ example: '2026-11-22T10:00:00.000Z' }) created_at: string;
+}
+
+export class UserListDto {
+  @ApiProperty({ type: [UserDto] }) users: UserDto[];
+  @ApiProperty({ example: 1 }) total: number;
+  @ApiProperty({ example: 1 }) page: number;
+  @ApiProperty({ example: 1 }) pages: number;
+}
