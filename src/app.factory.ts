@@ -22,11 +22,12 @@ export const UNPREFIXED_ROUTES = [
 
 export interface CreateAppOptions {
   worker: boolean;
+  logStream?: NodeJS.WritableStream;
 }
 
 /** Builds the HTTP application exactly as production runs it; tests and the benchmark use the same function. */
 export async function createApp(config: AppConfig, options: CreateAppOptions = { worker: config.runWorker }): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.register({ api: true, worker: options.worker }), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.register({ api: true, worker: options.worker, logStream: options.logStream }), {
     bodyParser: false,
     bufferLogs: true,
   });

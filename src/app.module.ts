@@ -20,12 +20,13 @@ export interface AppModuleOptions {
   api: boolean;
   /** Run queue processors and the outbox relay in this process. */
   worker: boolean;
+  /** Where JSON logs go (stdout by default); tests pass a stream to read them. */
+  logStream?: NodeJS.WritableStream;
 }
 
 /** Shared by the API and the worker: configuration, logging, PostgreSQL, Redis, the event bus. */
 const CORE = [
   AppConfigModule,
-  LoggerModule.forRoot(loggerParams(loadConfigOrExit())),
   EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false }),
   DatabaseModule,
   RedisModule,
@@ -43,7 +44,7 @@ export class AppModule implements NestModule {
   static register(options: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [...CORE, ...FEATURES, ...(options.worker ? (WORKERS ?? []) : [])],
+      imports: [LoggerModule.forRoot(loggerParams(loadConfigOrExit(), options.logStream)), ...CORE, ...FEATURES, ...(options.worker ? (WORKERS ?? []) : [])],
     };
   }
 

@@ -11,37 +11,36 @@ export function maskUrl(url: string | undefined): string | undefined {
 }
 
 /** Structured JSON logs with the request id on every line; keys, secrets and tokens never logged. */
-export function loggerParams(config: AppConfig): Params {
-  return {
-    pinoHttp: {
-      level: config.logLevel,
-      genReqId: (req: IncomingMessage, res: ServerResponse) => assignRequestId(req, res),
-      customProps: (req: IncomingMessage) => ({ request_id: (req as { id?: string }).id }),
-      redact: {
-        paths: [
-          'req.headers["x-api-key"]',
-          'req.headers.authorization',
-          'req.headers.cookie',
-          'res.headers["set-cookie"]',
-          '*.api_key',
-          '*.secret',
-          '*.key',
-        ],
-        censor: '[REDACTED]',
-      },
-      serializers: {
-        req: (req: { id?: string; method?: string; url?: string; headers?: Record<string, unknown>; remoteAddress?: string }) => ({
-          id: req.id,
-          method: req.method,
-          url: maskUrl(req.url),
-          remoteAddress: req.remoteAddress,
-          origin: req.headers?.origin,
-          userAgent: req.headers?.['user-agent'],
-        }),
-      },
-      customLogLevel: (_req: IncomingMessage, res: ServerResponse, err?: Error) =>
-        err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
-      autoLogging: { ignore: (req: IncomingMessage) => req.url === '/health/live' },
+export function loggerParams(config: AppConfig, stream?: NodeJS.WritableStream): Params {
+  const options = {
+    level: config.logLevel,
+    genReqId: (req: IncomingMessage, res: ServerResponse) => assignRequestId(req, res),
+    customProps: (req: IncomingMessage) => ({ request_id: (req as { id?: string }).id }),
+    redact: {
+      paths: [
+        'req.headers["x-api-key"]',
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'res.headers["set-cookie"]',
+        '*.api_key',
+        '*.secret',
+        '*.key',
+      ],
+      censor: '[REDACTED]',
     },
+    serializers: {
+      req: (req: { id?: string; method?: string; url?: string; headers?: Record<string, unknown>; remoteAddress?: string }) => ({
+        id: req.id,
+        method: req.method,
+        url: maskUrl(req.url),
+        remoteAddress: req.remoteAddress,
+        origin: req.headers?.origin,
+        userAgent: req.headers?.['user-agent'],
+      }),
+    },
+    customLogLevel: (_req: IncomingMessage, res: ServerResponse, err?: Error) =>
+      err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+    autoLogging: { ignore: (req: IncomingMessage) => req.url === '/health/live' },
   };
+  return { pinoHttp: stream ? [options, stream] : options } as Params;
 }

@@ -14,14 +14,14 @@ export interface TestApp {
 }
 
 /** Boots the real application (real PostgreSQL and Redis of this run) on a free port. */
-export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startApp(env: Record<string, string> = {}, logStream?: NodeJS.WritableStream): Promise<TestApp> {
   const saved: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(env)) {
     saved[k] = process.env[k];
     process.env[k] = v;
   }
   const config = loadConfig();
-  const app = await createApp(config, { worker: config.runWorker });
+  const app = await createApp(config, { worker: config.runWorker, logStream });
   await app.listen(0, '127.0.0.1');
   for (const [k, v] of Object.entries(saved)) {
     if (v === undefined) delete process.env[k];

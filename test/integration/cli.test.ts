@@ -1,0 +1,74 @@
+import { join } from 'node:path';
+import { runCli } from '../../src/cli/run-cli';
+import { startApp, TestApp } from '../support/app';
+import { unique } from '../support/factories';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startApp();
+});
+afterAll(() => t.close());
+
+/** Runs the CLI in process and returns the one JSON object it printed. */
+async function cli(...argv: string[]): Promise<{ code: number; out: any }> {
+  const writes: string[] = [];
+  const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: any) => {
+    writes.push(String(chunk));
+    return true;
+  });
+  const errSpy = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  try {
+    const code = await runCli(argv);
+    const text = writes.join('').trim();
+    return { code, out: text ? JSON.parse(text) : undefined };
+  } finally {
+    spy.mockRestore();
+    errSpy.mockRestore();
+  }
+}
+
+describe('operator CLI (contract section 4)', () => {
+  it('creates a partner with a key of the requested plan and mode', async () => {
+    const { code, out } = await cli('partner', 'create', '--name', unique('CLI Partner'), '--email', 'cli@example.com', '--plan', 'growth', '--mode', 'live');
+    expect(code).toBe(0);
+    expect(out).toEqual({ partner_id: expect.any(Number), api_key: expect.stringMatching(/^eck_live_/), mode: 'live', plan: 'growth' });
+    const me = await t.http.get('/api/partners/me', { key: out.api_key });
+    expect(me.body.data).toMatchObject({ id: out.partner_id, plan: 'growth', mode: 'live' });
+  });
+
+  it('creates an admin key that can call admin routes', async () => {
+    const { code, out } = await cli('admin-key', 'create', '--name', 'ops');
+    expect(code).toBe(0);
+    expect(out).toEqual({ id: expect.stringMatching(/^key_/), api_key: expect.stringMatching(/^eck_(live|test)_/) });
+    expect((await t.http.get('/api/admin/production-access', { key: out.api_key })).status).toBe(200);
+  });
+
+  it('revokes a key', async () => {
+    const created = await cli('partner', 'create', '--name', unique('P'), '--email', 'p@example.com', '--plan', 'starter');
+    const keyId = (await t.http.get('/api/partners/me', { key: created.out.api_key })).status === 200 ? await keyIdOf(created.out.api_key) : '';
+    const { code, out } = await cli('key', 'revoke', keyId);
+    expect(code).toBe(0);
+    expect(out).toEqual({ id: keyId, revoked_at: expect.any(String) });
+    expect((await t.http.get('/api/courses', { key: created.out.api_key })).body.error.code).toBe('revoked_api_key');
+  });
+
+  it('loads a catalogue file idempotently', async () => {
+    const file = join(__dirname, '..', '..', 'data', 'edx_courses.csv');
+    const first = await cli('catalogue', 'load', '--file', file);
+    expect(first.code).toBe(0);
+    expect(first.out.courses).toBeGreaterThan(900);
+    const again = await cli('catalogue', 'load', '--file', file);
+    expect(again.out).toMatchObject({ courses: first.out.courses, created: 0 });
+  });
+
+  it('refuses bad usage with exit code 2', async () => {
+    expect((await cli('partner', 'create', '--name', 'x')).code).toBe(2);
+    expect((await cli('partner', 'create', '--name', 'x', '--email', 'e@x.com', '--plan', 'gold')).code).toBe(2);
+    expect((await cli('nonsense')).code).toBe(2);
+  });
+});
+
+async function keyIdOf(key: string): Promise<string> {
+  const [row] = await t.db.query('SELECT id FROM api_keys WHERE key_prefix = $1 ORDER BY created_at DESC LIMIT 1', [key.slice(0, 14)]);
+  return row.id;
+}
