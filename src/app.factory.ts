@@ -7,6 +7,7 @@ import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { AllExceptionsFilter } from './common/http-exception.filter';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/config';
+import { MetricsService } from './metrics/metrics.service';
 import { CorsOrigins } from './partners/cors-origins';
 import { setupSwagger } from './swagger';
 
@@ -36,7 +37,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   app.set('trust proxy', process.env.TRUST_PROXY === 'true');
   app.set('etag', false);
   app.setGlobalPrefix('api', { exclude: UNPREFIXED_ROUTES });
-  app.useGlobalFilters(new AllExceptionsFilter());
+  app.useGlobalFilters(new AllExceptionsFilter(app.get(MetricsService)));
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalInterceptors(new EnvelopeInterceptor(app.get(Reflector)));
   const cors = app.get(CorsOrigins);

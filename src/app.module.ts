@@ -12,8 +12,11 @@ import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { loggerParams } from './logging';
+import { MetricsModule } from './metrics/metrics.module';
 import { RedisModule } from './redis/redis.module';
 import { UsersModule } from './users/users.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
+import { WebhooksWorkerModule } from './webhooks/worker/webhooks-worker.module';
 
 export interface AppModuleOptions {
   /** Serve HTTP routes (the API process). */
@@ -31,13 +34,14 @@ const CORE = [
   DatabaseModule,
   RedisModule,
   EventsModule,
+  MetricsModule,
 ];
 
 /** Feature modules: each owns its tables, routes and events. */
-const FEATURES = [AuthModule, PartnersModule, CoursesModule, UsersModule, HealthModule];
+const FEATURES = [AuthModule, PartnersModule, CoursesModule, UsersModule, WebhooksModule, HealthModule];
 
 /** Modules holding BullMQ processors and background loops, loaded where `worker` is on. */
-const WORKERS: DynamicModule['imports'] = [];
+const WORKERS: DynamicModule['imports'] = [WebhooksWorkerModule];
 
 @Module({})
 export class AppModule implements NestModule {

@@ -2,17 +2,21 @@ import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { renderError } from './error-response';
 import { requestIdOf } from './request-id';
+import { MetricsService } from '../metrics/metrics.service';
 
 /** The single place where anything thrown becomes the contract's error envelope. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
+  constructor(private readonly metrics?: MetricsService) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
     const req = ctx.getRequest<Request>();
     const res = ctx.getResponse<Response>();
     const rendered = renderError(exception, requestIdOf(req));
+    this.metrics?.apiErrors.inc({ code: rendered.body.error.code });
     if (rendered.unexpected) {
       this.logger.error({ err: exception, request_id: rendered.body.error.request_id }, 'Unhandled error');
     }

@@ -1,0 +1,30 @@
+import { Global, MiddlewareConsumer, Module, NestModule, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { HttpMetricsMiddleware } from './http-metrics.middleware';
+import { MetricsController } from './metrics.controller';
+import { MetricsService } from './metrics.service';
+
+@Global()
+@Module({
+  controllers: [MetricsController],
+  providers: [MetricsService],
+  exports: [MetricsService],
+})
+export class MetricsModule implements NestModule, OnModuleInit {
+  constructor(
+    private readonly metrics: MetricsService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(HttpMetricsMiddleware).forRoutes('*');
+  }
+
+  onModuleInit(): void {
+    this.metrics.gauge('outbox_backlog', 'Domain events committed but not yet fanned out to webhooks.', [], async (set) => {
+      const [{ n }] = await this.dataSource.query('SELECT count(*)::int AS n FROM events WHERE dispatched_at IS NULL');
+      set({}, n);
+    });
+  }
+}

@@ -1,0 +1,40 @@
+import { startApp, TestApp } from '../support/app';
+import { createPartner } from '../support/factories';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startApp({ METRICS_TOKEN: 'metrics-token-for-tests' });
+});
+afterAll(() => t.close());
+
+describe('/metrics', () => {
+  it('refuses a scrape without the token', async () => {
+    expect((await t.http.get('/metrics')).status).toBe(401);
+    expect((await t.http.get('/metrics', { headers: { Authorization: 'Bearer wrong' } })).status).toBe(401);
+  });
+
+  it('reports request counts and latency by route and status, error codes, and the outbox backlog', async () => {
+    const p = await createPartner(t, { plan: 'starter' });
+    await p.http.get('/api/courses');
+    await p.http.get('/api/users');
+    const res = await t.http.get('/metrics', { headers: { Authorization: 'Bearer metrics-token-for-tests' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/plain');
+    expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/api\/courses",status="200"\} \d+/);
+    expect(res.text).toMatch(/http_request_duration_seconds_bucket\{le="0.05",method="GET",route="\/api\/courses",status="200"\}/);
+    expect(res.text).toMatch(/api_errors_total\{code="endpoint_not_in_plan"\} \d+/);
+    expect(res.text).toMatch(/^outbox_backlog \d+$/m);
+    expect(res.text).toContain('process_resident_memory_bytes');
+  });
+});
+
+describe('/metrics without METRICS_TOKEN', () => {
+  it('does not exist', async () => {
+    const other = await startApp({ METRICS_TOKEN: '' });
+    try {
+      expect((await other.http.get('/metrics')).status).toBe(404);
+    } finally {
+      await other.close();
+    }
+  });
+});
