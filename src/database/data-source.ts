@@ -13,7 +13,7 @@ export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
     logging: false,
     extra: {
       max: Number(process.env.DATABASE_POOL_SIZE ?? 20),
-      connectionTimeoutMillis: 2000,
+      connectionTimeoutMillis: 1500,
       idleTimeoutMillis: 30_000,
       statement_timeout: 15_000,
       query_timeout: 15_000,
