@@ -15,8 +15,15 @@ import { loggerParams } from './logging';
 import { MetricsModule } from './metrics/metrics.module';
 import { RedisModule } from './redis/redis.module';
 import { UsersModule } from './users/users.module';
+import { CreditsModule } from './credits/credits.module';
+import { EnrollmentModule } from './enrollment/enrollment.module';
+import { CertificatesModule } from './certificates/certificates.module';
+import { IdempotencyModule } from './idempotency/idempotency.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { WebinarsModule } from './webinars/webinars.module';
 import { WebhooksWorkerModule } from './webhooks/worker/webhooks-worker.module';
+import { SearchModule } from './search/search.module';
+import { SearchWorkerModule } from './search/search-worker.module';
 
 export interface AppModuleOptions {
   /** Serve HTTP routes (the API process). */
@@ -38,10 +45,10 @@ const CORE = [
 ];
 
 /** Feature modules: each owns its tables, routes and events. */
-const FEATURES = [AuthModule, PartnersModule, CoursesModule, UsersModule, WebhooksModule, HealthModule];
+const FEATURES = [AuthModule, PartnersModule, CoursesModule, UsersModule, CreditsModule, EnrollmentModule, CertificatesModule, IdempotencyModule, WebhooksModule, WebinarsModule, SearchModule, HealthModule];
 
 /** Modules holding BullMQ processors and background loops, loaded where `worker` is on. */
-const WORKERS: DynamicModule['imports'] = [WebhooksWorkerModule];
+const WORKERS: DynamicModule['imports'] = [WebhooksWorkerModule, SearchWorkerModule];
 
 @Module({})
 export class AppModule implements NestModule {

@@ -1,0 +1,170 @@
+/**
+ * Webhook delivery benchmark: a local receiver, 1 subscription, N events.
+ *   1. event-to-receipt latency (p50/p99) at a steady 200 events/s (one event per transaction, as the features record them);
+ *   2. maximum sustained deliveries per second (events recorded as fast as possible, timed until the last receipt);
+ *   3. beside it, a plain loop of undici POSTs of the same size to the same receiver, at the worker's concurrency.
+ * API, worker, receiver and load all run in this one process, against a throw-away database and Redis prefix.
+ *
+ * Run:  npx tsc -p bench/webhooks.tsconfig.json && node dist/bench/webhooks.js
+ * Env:  DATABASE_URL base (default postgres://postgres@127.0.0.1:5432/postgres), REDIS_URL, BENCH_LATENCY_EVENTS (1000), BENCH_THROUGHPUT_EVENTS (4000)
+ */
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { DataSource } from 'typeorm';
+import { Agent, request } from 'undici';
+import { createApp } from '../src/app.factory';
+import { loadConfig } from '../src/config/config';
+import { runMigrations } from '../src/database/data-source';
+import { dropDatabase, ensureDatabase } from '../src/database/ensure-database';
+import { TransactionRunner } from '../src/events/transaction-runner';
+import { PartnersService } from '../src/partners/partners.service';
+import { WebhooksService } from '../src/webhooks/webhooks.service';
+
+const LATENCY_EVENTS = Number(process.env.BENCH_LATENCY_EVENTS ?? 1000);
+const THROUGHPUT_EVENTS = Number(process.env.BENCH_THROUGHPUT_EVENTS ?? 4000);
+const RATE = 200;
+
+const sent = new Map<string, number>();
+const received = new Map<string, number>();
+let onReceipt: (() => void) | undefined;
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+async function main(): Promise<void> {
+  const run = Date.now().toString(36);
+  const db = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  db.pathname = `/partner_api_bench_${run}`;
+  Object.assign(process.env, {
+    NODE_ENV: 'test',
+    DATABASE_URL: db.toString(),
+    REDIS_PREFIX: `pa-bench-${run}`,
+    LOG_LEVEL: 'silent',
+    RUN_WORKER: 'true',
+    LOAD_DEMO_CATALOGUE: 'false',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  });
+  await ensureDatabase(db.toString());
+  await runMigrations(db.toString());
+
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const key = JSON.parse(Buffer.concat(chunks).toString()).data?.external_user_id as string | undefined;
+      if (key && !received.has(key)) received.set(key, performance.now());
+      res.end('ok');
+      onReceipt?.();
+    });
+  });
+  receiver.keepAliveTimeout = 10_000;
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+
+  const config = loadConfig();
+  const app = await createApp(config, { worker: true });
+  await app.init();
+  const partner = await app.get(PartnersService).create({ name: 'Bench', email: 'bench@example.com', plan: 'enterprise', mode: 'test' });
+  const scope = { partnerId: partner.partner.id, mode: 'test' as const };
+  await app.get(WebhooksService).create({ ...partnerAuth(scope) } as never, { url: hookUrl, events: ['user.registered'], secret: 'bench-secret-0123456789' });
+  const runner = app.get(TransactionRunner);
+
+  const record = (keys: string[]) =>
+    runner.run(async (tx) => {
+      for (const key of keys) {
+        sent.set(key, performance.now());
+        await tx.record(scope, 'user.registered', { user_id: 1, external_user_id: key, name: 'Bench User', email: 'bench@example.com', registered_at: new Date().toISOString() });
+      }
+    });
+  const waitAll = (keys: string[], timeoutMs: number) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`only ${keys.filter((k) => received.has(k)).length}/${keys.length} received`)), timeoutMs);
+      const check = () => {
+        if (keys.every((k) => received.has(k))) {
+          clearTimeout(timer);
+          onReceipt = undefined;
+          resolve();
+        }
+      };
+      onReceipt = check;
+      check();
+    });
+
+  // Warm-up: connections, prepared paths, JIT.
+  const warm = Array.from({ length: 200 }, (_, i) => `warm-${i}`);
+  await Promise.all(Array.from({ length: 20 }, (_, i) => record(warm.slice(i * 10, i * 10 + 10))));
+  await waitAll(warm, 30_000);
+
+  // 1. Latency at 200 events/s.
+  const latencyKeys = Array.from({ length: LATENCY_EVENTS }, (_, i) => `lat-${i}`);
+  const start = performance.now();
+  const inflight: Promise<void>[] = [];
+  for (let i = 0; i < latencyKeys.length; i++) {
+    const due = start + (i * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    inflight.push(record([latencyKeys[i]]));
+  }
+  await Promise.all(inflight);
+  await waitAll(latencyKeys, 60_000);
+  const latencies = latencyKeys.map((k) => received.get(k)! - sent.get(k)!).sort((a, b) => a - b);
+
+  // 2. Maximum sustained deliveries per second.
+  const tpKeys = Array.from({ length: THROUGHPUT_EVENTS }, (_, i) => `tp-${i}`);
+  const tpStart = performance.now();
+  const batches: Promise<void>[] = [];
+  for (let i = 0; i < tpKeys.length; i += 20) {
+    batches.push(record(tpKeys.slice(i, i + 20)));
+    if (batches.length % 10 === 0) await Promise.all(batches.slice(-10));
+  }
+  await Promise.all(batches);
+  await waitAll(tpKeys, 180_000);
+  const tpSeconds = (performance.now() - tpStart) / 1000;
+
+  // 3. Plain undici POST loop to the same receiver, same body size, same concurrency as the worker.
+  const agent = new Agent({ connections: 128 });
+  const sample = JSON.stringify({ event: 'user.registered', timestamp: new Date().toISOString(), webhook_id: 'whd_0000000000000000000000', data: { user_id: 1, external_user_id: 'plain-000000', name: 'Bench User', email: 'bench@example.com', registered_at: new Date().toISOString() } });
+  let next = 0;
+  const plainStart = performance.now();
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (next < THROUGHPUT_EVENTS) {
+        next++;
+        const res = await request(hookUrl, { method: 'POST', body: sample, headers: { 'content-type': 'application/json' }, dispatcher: agent });
+        await res.body.text();
+      }
+    }),
+  );
+  const plainSeconds = (performance.now() - plainStart) / 1000;
+
+  const [{ failed }] = await app.get(DataSource).query(`SELECT count(*) FILTER (WHERE status <> 'delivered')::int AS failed FROM webhook_deliveries`);
+  const out = {
+    latency_events: LATENCY_EVENTS,
+    rate_events_per_s: RATE,
+    latency_ms: { p50: +percentile(latencies, 50).toFixed(1), p90: +percentile(latencies, 90).toFixed(1), p99: +percentile(latencies, 99).toFixed(1), max: +latencies[latencies.length - 1].toFixed(1) },
+    throughput_events: THROUGHPUT_EVENTS,
+    webhook_deliveries_per_s: Math.round(THROUGHPUT_EVENTS / tpSeconds),
+    plain_undici_posts_per_s: Math.round(THROUGHPUT_EVENTS / plainSeconds),
+    ratio: +((plainSeconds / tpSeconds) * 100).toFixed(1),
+    not_delivered: failed,
+  };
+  process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+
+  await agent.close();
+  await app.close();
+  receiver.closeAllConnections();
+  receiver.close();
+  await dropDatabase(db.toString());
+}
+
+/** The subset of an AuthContext that WebhooksService.create reads. */
+function partnerAuth(scope: { partnerId: number; mode: 'test' }) {
+  return { partnerId: scope.partnerId, mode: scope.mode, scope, plan: { code: 'enterprise', webhookEventTypes: null } };
+}
+
+main().catch((e) => {
+  process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
+  process.exit(1);
+});

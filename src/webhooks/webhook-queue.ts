@@ -1,0 +1,68 @@
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import Redis from 'ioredis';
+import { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
+
+export const WEBHOOK_QUEUE = 'webhook-deliveries';
+export const WEBHOOK_BACKOFF = 'webhook';
+
+export interface DeliverWebhookData {
+  deliveryId: string;
+}
+
+/** BullMQ prefix of this deployment (or test run), so queues of different runs sharing a Redis never mix. */
+export function queuePrefix(config: AppConfig): string {
+  return `${config.redisPrefix}:bull`;
+}
+
+const ENQUEUE_TIMEOUT_MS = 2000;
+
+/** Producer side of the delivery queue, used by fan-out and redelivery (API and worker processes). */
+@Injectable()
+export class WebhookQueue implements OnApplicationShutdown {
+  private readonly connection: Redis;
+  private readonly queue: Queue<DeliverWebhookData>;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.connection = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: (t) => Math.min(t * 200, 2000) });
+    this.connection.on('error', () => undefined); // an enqueue fails (and the relay takes over); nothing to do per error event
+    this.queue = new Queue<DeliverWebhookData>(WEBHOOK_QUEUE, { connection: this.connection, prefix: queuePrefix(config) });
+    this.queue.on('error', () => undefined);
+  }
+
+  /**
+   * Enqueues one job per delivery with jobId = delivery id, so enqueuing twice is harmless.
+   * Rejects within ENQUEUE_TIMEOUT_MS when Redis is unreachable, leaving the event to the relay.
+   */
+  async enqueue(deliveryIds: string[], jobIdSuffix = ''): Promise<void> {
+    if (!deliveryIds.length) return;
+    const delays = this.config.webhook.retryDelaysMs;
+    const jobs = deliveryIds.map((deliveryId) => ({
+      name: 'deliver',
+      data: { deliveryId },
+      opts: {
+        jobId: deliveryId + jobIdSuffix,
+        attempts: delays.length + 1,
+        backoff: { type: WEBHOOK_BACKOFF },
+        // Completed jobs are kept a day so a late re-enqueue of the same jobId stays a no-op.
+        removeOnComplete: { age: 24 * 3600, count: 100_000 },
+        removeOnFail: { age: 7 * 24 * 3600 },
+      },
+    }));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('Enqueuing webhook deliveries timed out (Redis unreachable?)')), ENQUEUE_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([this.queue.addBulk(jobs), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.queue.close().catch(() => undefined);
+    this.connection.disconnect();
+  }
+}

@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { SecretBox } from './secret-box';
+import { WebhookAttempt } from './webhook-attempt.entity';
+import { WebhookDeliveriesController } from './webhook-deliveries.controller';
+import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { WebhookDelivery } from './webhook-delivery.entity';
+import { WebhookEventsListener } from './webhook-events.listener';
+import { WebhookFanOut } from './webhook-fan-out.service';
+import { WebhookQueue } from './webhook-queue';
+import { WebhookSubscription } from './webhook-subscription.entity';
+import { WebhooksController } from './webhooks.controller';
+import { WebhooksService } from './webhooks.service';
+
+/** Subscriptions, the delivery log, and the after-commit fan-out (the producer side of the delivery queue). */
+@Module({
+  imports: [TypeOrmModule.forFeature([WebhookSubscription, WebhookDelivery, WebhookAttempt])],
+  controllers: [WebhooksController, WebhookDeliveriesController],
+  providers: [WebhooksService, WebhookDeliveriesService, SecretBox, WebhookQueue, WebhookFanOut, WebhookEventsListener],
+  exports: [WebhookFanOut, WebhookQueue, SecretBox],
+})
+export class WebhooksModule {}

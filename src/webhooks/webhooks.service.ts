@@ -1,0 +1,139 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { AuthContext } from '../auth/auth-context';
+import { DomainError, validationFailed } from '../common/errors';
+import { newId } from '../common/ids';
+import { offsetOf, pageOf } from '../common/pagination';
+import { Mode, Scope, scoped } from '../common/scope';
+import { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
+import type { PublicEventType } from '../events/event-map';
+import { Tx, TransactionRunner } from '../events/transaction-runner';
+import { CreateWebhookDto, ListWebhooksQuery, UpdateWebhookDto } from './dto/webhook.dto';
+import { SecretBox } from './secret-box';
+import { ForbiddenTargetError, resolveSafely } from './ssrf-guard';
+import { toWebhookView } from './webhook.mapper';
+import { WebhookSubscription } from './webhook-subscription.entity';
+
+/** Webhook subscriptions of one partner and mode: validation, the plan's event-type limit, encrypted secrets. */
+@Injectable()
+export class WebhooksService {
+  constructor(
+    private readonly runner: TransactionRunner,
+    private readonly secrets: SecretBox,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async create(auth: AuthContext, dto: CreateWebhookDto) {
+    await this.checkUrl(dto.url, auth.mode);
+    const saved = await this.runner.run(async (tx) => {
+      await this.lockScope(tx, auth.scope);
+      await this.checkEventTypeLimit(tx, auth, dto.events);
+      const sub = tx.scoped(auth.scope).create(WebhookSubscription, {
+        id: newId('whk'),
+        url: dto.url,
+        events: dto.events,
+        secretEncrypted: this.secrets.seal(dto.secret),
+        status: 'active',
+        disabledReason: null,
+      });
+      return tx.em.save(sub);
+    });
+    const { id, url, events, status, created_at } = toWebhookView(saved);
+    return { id, url, events, status, created_at };
+  }
+
+  async list(scope: Scope, query: ListWebhooksQuery) {
+    const [items, total] = await scoped(this.dataSource.manager, scope)
+      .query(WebhookSubscription, 's')
+      .orderBy('s.created_at', 'DESC')
+      .addOrderBy('s.id', 'DESC')
+      .skip(offsetOf(query))
+      .take(query.limit)
+      .getManyAndCount();
+    return pageOf('webhooks', items.map(toWebhookView), total, query);
+  }
+
+  async get(scope: Scope, id: string) {
+    return toWebhookView(await this.find(this.dataSource.manager, scope, id));
+  }
+
+  async update(auth: AuthContext, id: string, dto: UpdateWebhookDto) {
+    if (dto.url === undefined && dto.events === undefined && dto.secret === undefined && dto.status === undefined) {
+      throw validationFailed([{ field: 'body', message: 'give at least one of url, events, secret, status' }]);
+    }
+    if (dto.url !== undefined) await this.checkUrl(dto.url, auth.mode);
+    const saved = await this.runner.run(async (tx) => {
+      await this.lockScope(tx, auth.scope);
+      const sub = await this.find(tx.em, auth.scope, id);
+      const status = dto.status ?? sub.status;
+      const events = dto.events ?? sub.events;
+      if (status === 'active') await this.checkEventTypeLimit(tx, auth, events, sub.id);
+      if (dto.url !== undefined) sub.url = dto.url;
+      if (dto.secret !== undefined) sub.secretEncrypted = this.secrets.seal(dto.secret);
+      if (dto.status !== undefined && dto.status !== sub.status) sub.disabledReason = dto.status === 'disabled' ? 'Disabled by the partner.' : null;
+      sub.events = events;
+      sub.status = status;
+      return tx.em.save(sub);
+    });
+    return toWebhookView(saved);
+  }
+
+  /** Deletes the subscription with its delivery log; queued jobs find no delivery and end. */
+  async remove(scope: Scope, id: string) {
+    const sub = await this.find(this.dataSource.manager, scope, id);
+    await this.dataSource.query(`DELETE FROM webhook_subscriptions WHERE id = $1 AND partner_id = $2 AND mode = $3`, [sub.id, scope.partnerId, scope.mode]);
+    return { id: sub.id, deleted: true };
+  }
+
+  async find(em: DataSource['manager'], scope: Scope, id: string): Promise<WebhookSubscription> {
+    const sub = /^whk_[0-9A-Za-z]{1,36}$/.test(id) ? await scoped(em, scope).findOne(WebhookSubscription, { id }) : null;
+    if (!sub) throw new DomainError('webhook_not_found');
+    return sub;
+  }
+
+  /** Serialises subscription changes per partner and mode, so two parallel requests cannot both pass the plan limit. */
+  private async lockScope(tx: Tx, scope: Scope): Promise<void> {
+    await tx.em.query(`SELECT pg_advisory_xact_lock(hashtext('webhook_subscriptions'), hashtext($1))`, [`${scope.partnerId}:${scope.mode}`]);
+  }
+
+  private async checkEventTypeLimit(tx: Tx, auth: AuthContext, events: PublicEventType[], exceptId?: string): Promise<void> {
+    const limit = auth.plan.webhookEventTypes;
+    if (limit === null) return;
+    const rows: Array<{ type: string }> = await tx.em.query(
+      `SELECT DISTINCT unnest(events) AS type FROM webhook_subscriptions
+        WHERE partner_id = $1 AND mode = $2 AND status = 'active' AND ($3::varchar IS NULL OR id <> $3)`,
+      [auth.scope.partnerId, auth.scope.mode, exceptId ?? null],
+    );
+    const types = new Set([...rows.map((r) => r.type), ...events]);
+    if (types.size > limit) {
+      throw new DomainError(
+        'plan_limit_exceeded',
+        { limit, event_types: [...types].sort(), plan: auth.plan.code },
+        `Your plan allows at most ${limit} distinct webhook event types across active subscriptions.`,
+      );
+    }
+  }
+
+  /** Contract 11: absolute http(s) URL, https for live keys, and (unless allowed) not a private or reserved target. */
+  private async checkUrl(raw: string, mode: Mode): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw validationFailed([{ field: 'url', message: 'url must be an absolute http or https URL' }]);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw validationFailed([{ field: 'url', message: 'url must use http or https' }]);
+    if (mode === 'live' && url.protocol !== 'https:') throw validationFailed([{ field: 'url', message: 'url must use https for live keys' }]);
+    if (url.username || url.password) throw validationFailed([{ field: 'url', message: 'url must not contain credentials' }]);
+    if (this.config.webhook.allowPrivateTargets) return;
+    try {
+      await resolveSafely(url.hostname);
+    } catch (e) {
+      if (e instanceof ForbiddenTargetError) throw validationFailed([{ field: 'url', message: `url is not allowed: ${e.message}` }]);
+      throw e;
+    }
+  }
+}
