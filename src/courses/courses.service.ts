@@ -62,7 +62,8 @@ export class CoursesService {
    * statement (no lost updates). Returns null when the course does not exist or is not published.
    */
   async countEnrollment(em: EntityManager, courseId: number): Promise<CourseFacts | null> {
-    const rows: Array<{ id: number; title: string; credit_cost: number; total_topics: number }> = await em.query(
+    // TypeORM answers an UPDATE with [rows, affected count].
+    const [rows]: [Array<{ id: number; title: string; credit_cost: number; total_topics: number }>, number] = await em.query(
       `UPDATE courses c SET enrolled = enrolled + 1
         WHERE c.id = $1 AND c.published
         RETURNING c.id, c.title, c.credit_cost, (SELECT count(*)::int FROM topics t WHERE t.course_id = c.id) AS total_topics`,

@@ -1,0 +1,247 @@
+'use strict';
+/**
+ * Enrolment and credits benchmark (issue 4). Run `npm run build` first, then `node bench/enroll.js`.
+ *
+ * Starts the built service (dist/src/main.js) against a scratch PostgreSQL database it creates (and drops afterwards),
+ * creates an enterprise partner with the CLI, one hot published course and BENCH_USERS learners with credits
+ * (seeded through the ledger, so balance = ledger sum holds from the start), then measures with autocannon:
+ *   - POST /api/enroll with credit deduction, every request a distinct learner, all into the one hot course;
+ *   - POST /api/credits/topup, distinct learners, each with a unique reference.
+ * Afterwards it checks the invariants: every balance = its ledger sum, none negative, the course's enrolled count =
+ * its enrolment rows = the 201s, one debit per enrolment. Any violation or non-2xx answer fails the run.
+ *
+ * Environment: BENCH_DATABASE_URL (admin connection, default postgres://postgres@127.0.0.1:5432/postgres),
+ * BENCH_REDIS_URL (redis://127.0.0.1:6379/0), BENCH_DURATION seconds per run (10), BENCH_CONNECTIONS (32),
+ * BENCH_USERS (40000), BENCH_LOG_LEVEL of the service (info, written to /dev/null).
+ */
+const { spawn, execFile } = require('node:child_process');
+const { randomBytes } = require('node:crypto');
+const { existsSync } = require('node:fs');
+const net = require('node:net');
+const { join } = require('node:path');
+const autocannon = require('autocannon');
+const { Client } = require('pg');
+const Redis = require('ioredis');
+
+const ROOT = join(__dirname, '..');
+const MAIN = join(ROOT, 'dist', 'src', 'main.js');
+const CLI = join(ROOT, 'dist', 'src', 'cli.js');
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const USERS = Number(process.env.BENCH_USERS ?? 40000);
+const COST = 5;
+
+const run = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+const adminUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+const dbName = `partner_api_bench_${run}`;
+const databaseUrl = Object.assign(new URL(adminUrl), { pathname: `/${dbName}` }).toString();
+const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+const redisPrefix = `pa-bench-${run}`;
+let service;
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+function serviceEnv(port) {
+  return {
+    ...process.env,
+    NODE_ENV: 'development',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: redisPrefix,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    RUN_WORKER: 'false',
+    AUTO_MIGRATE: 'true',
+    LOAD_DEMO_CATALOGUE: 'false',
+  };
+}
+
+async function waitFor(url, child, timeoutMs = 120_000) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error('service exited before it was ready');
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} not ready within ${timeoutMs} ms`);
+}
+
+function cli(args, env) {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [CLI, ...args], { cwd: ROOT, env }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`cli ${args.join(' ')} failed: ${stderr || err.message}`));
+      resolve(JSON.parse(stdout.trim().split('\n').pop()));
+    });
+  });
+}
+
+async function sql(text, params = []) {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query(text, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Learners with COST × 4 credits each, seeded as ledger top-ups. Returns their ids. */
+async function seed(partnerId) {
+  await sql(`INSERT INTO tutors (name, bio) VALUES ('Bench Tutor', 'Teaches benchmarks.')`);
+  const [course] = await sql(
+    `INSERT INTO courses (title, description, category, level, duration_minutes, rating, enrolled, credit_cost, tutor_id, published)
+     SELECT 'Hot course', 'Everyone enrols here.', 'Bench', 'Beginner', 60, 4.5, 0, $1, max(id), true FROM tutors RETURNING id`,
+    [COST],
+  );
+  await sql(`INSERT INTO topics (course_id, position, title, duration_minutes, has_quiz) VALUES ($1, 1, 'Only topic', 30, false)`, [course.id]);
+  await sql(
+    `INSERT INTO users (partner_id, mode, external_user_id, name, email)
+     SELECT $1, 'test', 'bench-' || g, 'Learner ' || g, 'learner' || g || '@example.com' FROM generate_series(1, $2) g`,
+    [partnerId, USERS],
+  );
+  await sql(`INSERT INTO credit_accounts (user_id, partner_id, mode, balance) SELECT id, partner_id, mode, $2 FROM users WHERE partner_id = $1`, [partnerId, COST * 4]);
+  await sql(
+    `INSERT INTO credit_transactions (id, user_id, partner_id, mode, amount, kind, source, balance_after)
+     SELECT 'txn_seed' || id, id, partner_id, mode, $2, 'topup', 'bench seed', $2 FROM users WHERE partner_id = $1`,
+    [partnerId, COST * 4],
+  );
+  const users = await sql(`SELECT id FROM users WHERE partner_id = $1 ORDER BY id`, [partnerId]);
+  return { courseId: course.id, userIds: users.map((u) => u.id) };
+}
+
+/** Runs autocannon where every request takes the next learner from `userIds`. */
+function measure(url, key, path, bodyOf, userIds, limits = { duration: DURATION }, method = 'POST') {
+  let next = 0;
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url,
+        connections: CONNECTIONS,
+        ...limits,
+        headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+        requests: [
+          {
+            method,
+            path,
+            setupRequest: (req) => {
+              if (method === 'GET') return req;
+              // Past the last learner requests repeat one (and fail), which the run reports: raise BENCH_USERS.
+              return { ...req, body: JSON.stringify(bodyOf(userIds[Math.min(next++, userIds.length - 1)])) };
+            },
+          },
+        ],
+      },
+      (err, r) => {
+        if (err) return reject(err);
+        resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, ok: r['2xx'], bad: r.non2xx + r.errors + r.timeouts, total: r.requests.total });
+      },
+    );
+  });
+}
+
+async function invariants(courseId) {
+  const [row] = await sql(
+    `SELECT
+       (SELECT count(*) FROM credit_accounts a
+         WHERE a.balance <> (SELECT coalesce(sum(t.amount), 0) FROM credit_transactions t WHERE t.user_id = a.user_id))::int AS balance_mismatches,
+       (SELECT count(*) FROM credit_accounts WHERE balance < 0)::int AS negative_balances,
+       (SELECT enrolled FROM courses WHERE id = $1) AS course_enrolled,
+       (SELECT count(*) FROM enrollments WHERE course_id = $1)::int AS enrollment_rows,
+       (SELECT count(*) FROM credit_transactions WHERE kind = 'enrollment')::int AS debits,
+       (SELECT count(*) FROM events WHERE type = 'course.enrolled')::int AS enrolled_events,
+       (SELECT count(*) FROM credit_transactions WHERE kind = 'topup' AND reference IS NOT NULL)::int AS topups`,
+    [courseId],
+  );
+  return row;
+}
+
+async function main() {
+  if (!existsSync(MAIN) || !existsSync(CLI)) {
+    process.stderr.write('dist/ is missing: run `npm run build` first.\n');
+    process.exit(2);
+  }
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  process.stderr.write(`scratch database ${dbName}\n`);
+  service = spawn(process.execPath, [MAIN], { cwd: ROOT, env: serviceEnv(port), stdio: ['ignore', 'ignore', 'inherit'] });
+  await waitFor(`${url}/health/ready`, service);
+  const partner = await cli(['partner', 'create', '--name', 'Bench', '--email', 'bench@example.com', '--plan', 'enterprise'], serviceEnv(port));
+  // The enterprise limit (500 req/s per key) would throttle the run; raised in this scratch database only.
+  await sql(`UPDATE plans SET rate_limit_per_second = 1000000 WHERE code = 'enterprise'`);
+  const { courseId, userIds } = await seed(partner.partner_id);
+  process.stderr.write(`${userIds.length} learners, hot course ${courseId} (cost ${COST})\n`);
+
+  // Warm-up on learners the measured runs do not use (JIT, pools); counted in the invariants like any other.
+  const warm = userIds.splice(0, 500);
+  await measure(url, partner.api_key, '/api/enroll', (id) => ({ user_id: id, course_id: courseId }), warm, { amount: warm.length });
+
+  // Baseline: the keyed request pipeline (guard, Redis rate limit and quota, envelope) around one primary-key read.
+  const read = await measure(url, partner.api_key, `/api/credits/balance/${userIds[0]}`, null, userIds, { duration: DURATION }, 'GET');
+  const half = Math.floor(userIds.length / 2);
+  const enroll = await measure(url, partner.api_key, '/api/enroll', (id) => ({ user_id: id, course_id: courseId }), userIds.slice(0, half));
+  let ref = 0;
+  const topup = await measure(url, partner.api_key, '/api/credits/topup', (id) => ({ user_id: id, amount: 3, source: 'bench', reference: `bench-${run}-${ref++}` }), userIds.slice(half));
+  const inv = await invariants(courseId);
+
+  const violations = [];
+  if (inv.balance_mismatches) violations.push(`${inv.balance_mismatches} balances differ from their ledger sum`);
+  if (inv.negative_balances) violations.push(`${inv.negative_balances} negative balances`);
+  if (inv.course_enrolled !== inv.enrollment_rows) violations.push(`course enrolled ${inv.course_enrolled} ≠ ${inv.enrollment_rows} enrolment rows`);
+  if (inv.debits !== inv.enrollment_rows) violations.push(`${inv.debits} debits for ${inv.enrollment_rows} enrolments`);
+  if (inv.enrolled_events !== inv.enrollment_rows) violations.push(`${inv.enrolled_events} course.enrolled events for ${inv.enrollment_rows} enrolments`);
+  // Requests still in flight when a run stops complete on the server without being counted by autocannon.
+  if (inv.topups < topup.ok) violations.push(`${inv.topups} top-up rows for ${topup.ok} successful top-ups`);
+  if (enroll.bad || topup.bad) violations.push(`non-2xx or failed requests: enrol ${enroll.bad}, top-up ${topup.bad}`);
+
+  const lines = [
+    `${CONNECTIONS} connections, ${DURATION} s per run, Node ${process.version}`,
+    `enrol with credit deduction (distinct learners, one hot course): ${enroll.rps.toFixed(0)} req/s, p50 ${enroll.p50} ms, p99 ${enroll.p99} ms (${enroll.ok} enrolments; target ≥ 400/s: ${enroll.rps >= 400 ? 'met' : 'MISSED'})`,
+    `baseline GET /api/credits/balance/:id (keyed pipeline, one read): ${read.rps.toFixed(0)} req/s, p50 ${read.p50} ms, p99 ${read.p99} ms`,
+    `top-up (distinct learners, unique references):                  ${topup.rps.toFixed(0)} req/s, p50 ${topup.p50} ms, p99 ${topup.p99} ms (${topup.ok} top-ups)`,
+    `invariants: ${JSON.stringify(inv)}`,
+    violations.length ? `VIOLATIONS: ${violations.join('; ')}` : 'invariants hold: balance = ledger sum for every account, none negative, course enrolled = enrolment rows = debits = events',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  if (violations.length) process.exitCode = 1;
+}
+
+async function cleanup() {
+  if (service && service.exitCode === null) {
+    service.kill('SIGTERM');
+    await new Promise((r) => service.once('exit', r));
+  }
+  const admin = new Client({ connectionString: adminUrl.toString() });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).finally(() => admin.end());
+  const redis = new Redis(redisUrl);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${redisPrefix}*`, 'COUNT', 1000);
+    if (keys.length) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  await redis.quit();
+}
+
+process.on('SIGINT', () => cleanup().finally(() => process.exit(130)));
+main()
+  .then(() => cleanup())
+  .catch(async (e) => {
+    process.stderr.write(`bench failed: ${e.stack ?? e}\n`);
+    await cleanup().catch(() => undefined);
+    process.exitCode = 1;
+  });

@@ -1,0 +1,141 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { DomainError } from '../common/errors';
+import { offsetOf, PageQuery, pageOf } from '../common/pagination';
+import { Scope, scoped } from '../common/scope';
+import { CoursesService } from '../courses/courses.service';
+import { CreditLedger } from '../credits/credit-ledger';
+import { TransactionRunner } from '../events/transaction-runner';
+import { UsersService } from '../users/users.service';
+import { EnrollDto, EnrollmentDto, EnrollmentListDto, EnrollResultDto } from './dto/enrollment.dto';
+import { countProgress, EnrollmentProgressView, ProgressCounts } from './enrollment-progress';
+import { Enrollment } from './enrollment.entity';
+import { toEnrollmentView } from './enrollment.mapper';
+
+export type { EnrollmentProgressView } from './enrollment-progress';
+
+const NO_PROGRESS: ProgressCounts = { totalTopics: 0, completedTopics: 0, quizzesPending: 0 };
+
+/** The course's cost changed between reading it and counting the enrolment: enrol again with the new cost. */
+class CourseChanged extends Error {}
+
+@Injectable()
+export class EnrollmentsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly tx: TransactionRunner,
+    private readonly users: UsersService,
+    private readonly courses: CoursesService,
+    private readonly ledger: CreditLedger,
+  ) {}
+
+  /** One transaction: enrolment row, ledger debit (conditional update), course.enrolled, course count. */
+  async enroll(scope: Scope, dto: EnrollDto): Promise<EnrollResultDto> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.enrollOnce(scope, dto);
+      } catch (e) {
+        if (!(e instanceof CourseChanged) || attempt >= 3) throw e;
+      }
+    }
+  }
+
+  private async enrollOnce(scope: Scope, dto: EnrollDto): Promise<EnrollResultDto> {
+    const deduct = dto.deduct_credits ?? true;
+    // Reads first, outside the transaction and in parallel: the transaction re-checks the course when counting.
+    const [userRead, courseRead] = await Promise.allSettled([this.users.resolve(scope, dto), this.courses.facts(this.dataSource.manager, dto.course_id)]);
+    if (userRead.status === 'rejected') throw userRead.reason; // the learner's error wins, whatever the course
+    if (courseRead.status === 'rejected') throw courseRead.reason;
+    const [user, course] = [userRead.value, courseRead.value];
+    if (!course) throw new DomainError('course_not_found');
+    const cost = deduct ? course.creditCost : 0;
+    return this.tx.run(async (tx) => {
+      const inserted: Array<{ id: number; enrolled_at: Date }> = await tx.em.query(
+        `INSERT INTO enrollments (partner_id, mode, user_id, course_id, credits_deducted) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (user_id, course_id) DO NOTHING RETURNING id, enrolled_at`,
+        [scope.partnerId, scope.mode, user.id, course.id, cost],
+      );
+      if (!inserted.length) {
+        const existing = await scoped(tx.em, scope).findOne(Enrollment, { userId: user.id, courseId: course.id });
+        throw new DomainError('already_enrolled', { enrollment_id: existing?.id });
+      }
+      const { id: enrollmentId, enrolled_at: enrolledAt } = inserted[0];
+
+      const remaining = cost > 0 ? await this.ledger.debitForEnrollment(tx.em, scope, user.id, cost, enrollmentId) : await this.ledger.balanceOf(tx.em, scope, user.id);
+      await tx.record(
+        scope,
+        'course.enrolled',
+        {
+          enrollment_id: enrollmentId,
+          user_id: user.id,
+          external_user_id: user.externalUserId,
+          course_id: course.id,
+          course_title: course.title,
+          credits_deducted: cost,
+          enrolled_at: enrolledAt.toISOString(),
+        },
+        enrolledAt,
+      );
+      // Last statement before COMMIT: the course row (hot for a popular course) stays locked as briefly as possible.
+      const counted = await this.courses.countEnrollment(tx.em, course.id);
+      if (!counted) throw new DomainError('course_not_found');
+      if (deduct && counted.creditCost !== course.creditCost) throw new CourseChanged();
+      return {
+        enrollment_id: enrollmentId,
+        user_id: user.id,
+        external_user_id: user.externalUserId,
+        course_id: course.id,
+        status: 'active',
+        progress_percent: 0,
+        enrolled_at: enrolledAt.toISOString(),
+        credits_deducted: cost,
+        credits_remaining: remaining,
+      };
+    });
+  }
+
+  async get(scope: Scope, id: number): Promise<EnrollmentDto> {
+    const enrollment = await this.find(this.dataSource.manager, scope, id);
+    const user = await this.users.get(scope, enrollment.userId);
+    const counts = await countProgress(this.dataSource.manager, [enrollment.id]);
+    return toEnrollmentView(enrollment, user.externalUserId, counts.get(enrollment.id) ?? NO_PROGRESS);
+  }
+
+  async listForUser(scope: Scope, userId: number, query: PageQuery): Promise<EnrollmentListDto> {
+    const user = await this.users.get(scope, userId);
+    const [rows, total] = await scoped(this.dataSource.manager, scope)
+      .query(Enrollment, 'e')
+      .andWhere('e.user_id = :userId', { userId: user.id })
+      .orderBy('e.id', 'DESC')
+      .offset(offsetOf(query))
+      .limit(query.limit)
+      .getManyAndCount();
+    const counts = await countProgress(this.dataSource.manager, rows.map((e) => e.id));
+    return pageOf('enrollments', rows.map((e) => toEnrollmentView(e, user.externalUserId, counts.get(e.id) ?? NO_PROGRESS)), total, query);
+  }
+
+  /** For the certificates module: a user's enrolment in a course with its progress, or null when there is none. */
+  async progressFor(em: EntityManager, scope: Scope, userId: number, courseId: number): Promise<EnrollmentProgressView | null> {
+    const enrollment = await scoped(em, scope).findOne(Enrollment, { userId, courseId });
+    if (!enrollment) return null;
+    const counts = (await countProgress(em, [enrollment.id])).get(enrollment.id) ?? NO_PROGRESS;
+    return {
+      enrollmentId: enrollment.id,
+      userId: enrollment.userId,
+      courseId: enrollment.courseId,
+      status: enrollment.status,
+      completedTopics: counts.completedTopics,
+      totalTopics: counts.totalTopics,
+      quizzesPending: counts.quizzesPending,
+      completedAt: enrollment.completedAt,
+    };
+  }
+
+  /** The caller's enrolment, optionally locked (FOR UPDATE) for a progress change; 404 for anyone else's. */
+  async find(em: EntityManager, scope: Scope, id: number, lock = false): Promise<Enrollment> {
+    const enrollment = id >= 1 && id <= 2_147_483_647 ? await scoped(em, scope).findOne(Enrollment, { id }, lock ? 'pessimistic_write' : undefined) : null;
+    if (!enrollment) throw new DomainError('enrollment_not_found');
+    return enrollment;
+  }
+}
