@@ -1,0 +1,93 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { AuthContext } from '../auth/auth-context';
+import { DomainError } from '../common/errors';
+import { Scope } from '../common/scope';
+import { EnrollmentsService } from '../enrollment/enrollments.service';
+import { TransactionRunner } from '../events/transaction-runner';
+import { User } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
+import { Certificate } from './certificate.entity';
+import { normalizeCertificateId } from './certificate-id';
+import { CertificateIssuer } from './certificate-issuer';
+import { toCertificateView } from './certificate.mapper';
+import { CertificateDto, IssueCertificateDto, RevokedCertificateDto } from './dto/certificate.dto';
+
+@Injectable()
+export class CertificatesService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly tx: TransactionRunner,
+    private readonly issuer: CertificateIssuer,
+    private readonly users: UsersService,
+    private readonly enrollments: EnrollmentsService,
+  ) {}
+
+  /**
+   * Manual issue (contract section 7). `actsForPartner` is false for an admin call without X-Partner-Id:
+   * the learner is then found by the global user id and the certificate belongs to that learner's partner and mode.
+   */
+  async issue(auth: AuthContext, actsForPartner: boolean, dto: IssueCertificateDto): Promise<CertificateDto> {
+    const override = dto.override_quiz === true;
+    if (override && auth.role !== 'admin') throw new DomainError('admin_only', { field: 'override_quiz' }, 'override_quiz needs an admin key.');
+    const scope = auth.role === 'admin' && !actsForPartner ? await this.ownerScopeOf(dto.user_id) : auth.scope;
+    const cert = await this.tx.run(async (tx) => {
+      const user = await this.users.get(scope, dto.user_id, tx.em);
+      const progress = await this.enrollments.progressFor(tx.em, scope, user.id, dto.course_id);
+      if (!progress) throw new DomainError('enrollment_not_found');
+      const existing = await tx.scoped(scope).findOne(Certificate, { enrollmentId: progress.enrollmentId });
+      if (existing) throw new DomainError('certificate_already_issued', { certificate_id: existing.id });
+      const topicsDone = progress.completedTopics >= progress.totalTopics;
+      if (!topicsDone || (progress.quizzesPending > 0 && !override)) {
+        throw new DomainError('course_not_completed', {
+          completed_topics: progress.completedTopics,
+          total_topics: progress.totalTopics,
+          quizzes_pending: progress.quizzesPending,
+        });
+      }
+      const issued = await this.issuer.issue(tx, {
+        scope,
+        user,
+        courseId: dto.course_id,
+        enrollmentId: progress.enrollmentId,
+        issuedOn: new Date(),
+        // Recorded only when the waiver was actually needed.
+        overrideQuiz: override && progress.quizzesPending > 0,
+      });
+      if (issued) return issued;
+      // Lost the race to a parallel attempt, which has committed by now.
+      const winner = await tx.scoped(scope).findOne(Certificate, { enrollmentId: progress.enrollmentId });
+      throw new DomainError('certificate_already_issued', { certificate_id: winner?.id });
+    });
+    return toCertificateView(cert, this.issuer.urls);
+  }
+
+  /** Any certificate by its public id (verification, download); null when unknown or malformed. */
+  async findPublic(rawId: string): Promise<Certificate | null> {
+    const id = normalizeCertificateId(rawId);
+    return id ? this.dataSource.getRepository(Certificate).findOne({ where: { id } }) : null;
+  }
+
+  /** Admin revoke: idempotent, the first revocation time is kept. */
+  async revoke(rawId: string): Promise<RevokedCertificateDto> {
+    const id = normalizeCertificateId(rawId);
+    // TypeORM answers an UPDATE … RETURNING with [rows, affected].
+    const [rows]: [Array<{ id: string }>, number] = id
+      ? await this.dataSource.query(`UPDATE certificates SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id`, [id])
+      : [[], 0];
+    if (!rows.length) throw new DomainError('certificate_not_found');
+    const cert = await this.dataSource.getRepository(Certificate).findOneOrFail({ where: { id: rows[0].id } });
+    return { ...toCertificateView(cert, this.issuer.urls), revoked_at: cert.revokedAt!.toISOString() };
+  }
+
+  verifyUrl(id: string): string {
+    return this.issuer.urls.verify(id);
+  }
+
+  private async ownerScopeOf(userId: number): Promise<Scope> {
+    const user = await this.dataSource.getRepository(User).findOne({ where: { id: userId }, select: { id: true, partnerId: true, mode: true } });
+    if (!user) throw new DomainError('user_not_found');
+    return { partnerId: user.partnerId, mode: user.mode };
+  }
+}
