@@ -1,0 +1,31 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { PageQuery } from '../../common/pagination';
+
+const ID = 'wbn_4fJ9kQ2xT7mN1pR8sV3wYz';
+
+export class AttendeeDto {
+  @ApiProperty({ example: 501 }) user_id: number;
+  @ApiProperty({ example: 'acme-user-1001' }) external_user_id: string;
+  @ApiProperty({ example: 'Ada Lovelace' }) name: string;
+  @ApiProperty({ example: 'ada@example.com' }) email: string;
+  @ApiProperty({ enum: ['registered', 'joined'], example: 'joined' }) status: 'registered' | 'joined';
+  @ApiProperty({ example: '2026-11-30T09:00:00.000Z' }) registered_at: string;
+  @ApiProperty({ example: '2026-12-01T15:03:00.000Z', nullable: true, type: String, description: 'First time the attendee joined.' }) joined_at: string | null;
+}
+
+/** register / join result: the attendee plus their personal join link. */
+export class AttendanceDto extends AttendeeDto {
+  @ApiProperty({ example: ID }) webinar_id: string;
+  @ApiProperty({ example: `https://api.example.com/live/join?wbn=${ID}&a=q1Wm…`, description: "The attendee's personal link; opening it while live records the join." })
+  join_url: string;
+}
+
+export class AttendeeListDto {
+  @ApiProperty({ example: ID }) webinar_id: string;
+  @ApiProperty({ type: [AttendeeDto] }) attendees: AttendeeDto[];
+  @ApiProperty({ example: 1 }) total: number;
+  @ApiProperty({ example: 1 }) page: number;
+  @ApiProperty({ example: 1 }) pages: number;
+}
+
+export class ListAttendeesQuery extends PageQuery {}

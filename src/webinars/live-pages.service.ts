@@ -1,0 +1,120 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { DomainError } from '../common/errors';
+import { PartnersService } from '../partners/partners.service';
+import { AttendanceService } from './attendance.service';
+import { WEBINAR_ID_SHAPE } from './webinar-sql';
+import { isTokenShaped, sha256Hex, tokenMatches } from './webinar-tokens';
+import { Webinar } from './webinar.entity';
+import { WebinarsService } from './webinars.service';
+
+export interface PageState {
+  webinar_id: string;
+  status: Webinar['status'];
+  scheduled_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  joined_count: number;
+}
+
+export interface HostPageState extends PageState {
+  registered_count: number;
+  attendees: Array<{ name: string; status: 'registered' | 'joined'; joined_at: string | null }>;
+}
+
+const HOST_LIST_LIMIT = 200;
+const ORIGIN_SHAPE = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;
+
+/**
+ * What the /live pages need. Pages are addressed by the unguessable webinar id rather than an API key,
+ * so lookups here are by id; host actions are authorised by the host token and then run the scoped services.
+ */
+@Injectable()
+export class LivePagesService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly webinars: WebinarsService,
+    private readonly attendance: AttendanceService,
+    private readonly partners: PartnersService,
+  ) {}
+
+  async load(id: unknown): Promise<Webinar | null> {
+    if (typeof id !== 'string' || !WEBINAR_ID_SHAPE.test(id)) return null;
+    return this.dataSource.getRepository(Webinar).findOneBy({ id });
+  }
+
+  /** Constant-time check of a host token against the stored hash. */
+  async isHost(id: string, token: unknown): Promise<boolean> {
+    if (!isTokenShaped(token)) return false;
+    const [row] = await this.dataSource.query(`SELECT host_token_hash FROM webinars WHERE id = $1`, [id]);
+    return row ? tokenMatches(token, row.host_token_hash) : false;
+  }
+
+  /** The attendee a personal token belongs to (for display), or null. */
+  async attendeeName(id: string, token: unknown): Promise<string | null> {
+    if (!isTokenShaped(token)) return null;
+    const [row] = await this.dataSource.query(
+      `SELECT u.name FROM webinar_attendees a JOIN users u ON u.id = a.user_id WHERE a.webinar_id = $1 AND a.attendee_token_hash = $2`,
+      [id, sha256Hex(token)],
+    );
+    return row?.name ?? null;
+  }
+
+  /** Records a join through a personal link; the same service method as POST /api/webinars/:id/join. */
+  async attend(id: string, token: unknown) {
+    const joined = isTokenShaped(token) ? await this.attendance.joinWithToken(id, token) : null;
+    if (!joined) throw new DomainError('webinar_not_found');
+    return this.state(id);
+  }
+
+  async state(id: string): Promise<PageState> {
+    const webinar = await this.load(id);
+    if (!webinar) throw new DomainError('webinar_not_found');
+    const [{ joined }] = await this.dataSource.query(`SELECT count(*)::int AS joined FROM webinar_attendees WHERE webinar_id = $1 AND status = 'joined'`, [id]);
+    return {
+      webinar_id: webinar.id,
+      status: webinar.status,
+      scheduled_at: webinar.scheduledAt.toISOString(),
+      started_at: webinar.startedAt?.toISOString() ?? null,
+      ended_at: webinar.endedAt?.toISOString() ?? null,
+      joined_count: joined,
+    };
+  }
+
+  async hostState(id: string, token: unknown): Promise<HostPageState> {
+    await this.requireHost(id, token);
+    const rows: Array<{ name: string; status: 'registered' | 'joined'; joined_at: Date | null }> = await this.dataSource.query(
+      `SELECT u.name, a.status, a.joined_at FROM webinar_attendees a JOIN users u ON u.id = a.user_id
+       WHERE a.webinar_id = $1 ORDER BY a.joined_at ASC NULLS LAST, a.id ASC LIMIT $2`,
+      [id, HOST_LIST_LIMIT],
+    );
+    const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM webinar_attendees WHERE webinar_id = $1`, [id]);
+    return {
+      ...(await this.state(id)),
+      registered_count: total,
+      attendees: rows.map((r) => ({ name: r.name, status: r.status, joined_at: r.joined_at?.toISOString() ?? null })),
+    };
+  }
+
+  async hostAction(id: string, token: unknown, action: 'start' | 'end'): Promise<HostPageState> {
+    const webinar = await this.requireHost(id, token);
+    const scope = { partnerId: webinar.partnerId, mode: webinar.mode };
+    if (action === 'start') await this.webinars.start(scope, id);
+    else await this.webinars.end(scope, id);
+    return this.hostState(id, token);
+  }
+
+  /** Origins allowed to frame the embed page: the partner's allowlist (well-formed entries only). */
+  async frameAncestors(partnerId: number): Promise<string[]> {
+    const partner = await this.partners.get(partnerId);
+    return partner.allowedOrigins.filter((o) => ORIGIN_SHAPE.test(o));
+  }
+
+  private async requireHost(id: string, token: unknown): Promise<Webinar> {
+    const webinar = await this.load(id);
+    // A wrong token looks exactly like an unknown webinar.
+    if (!webinar || !(await this.isHost(id, token))) throw new DomainError('webinar_not_found');
+    return webinar;
+  }
+}

@@ -1,0 +1,30 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { PartnerOwned } from '../common/scope';
+
+export type AttendeeStatus = 'registered' | 'joined';
+
+/** One user's seat in one webinar (unique per webinar and user). */
+@Entity('webinar_attendees')
+export class WebinarAttendee extends PartnerOwned {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ name: 'webinar_id', type: 'varchar', length: 40 })
+  webinarId: string;
+
+  @Column({ name: 'user_id', type: 'int' })
+  userId: number;
+
+  @Column({ type: 'varchar', length: 10 })
+  status: AttendeeStatus;
+
+  @Column({ name: 'registered_at', type: 'timestamptz' })
+  registeredAt: Date;
+
+  /** First time the attendee joined the live session. */
+  @Column({ name: 'joined_at', type: 'timestamptz', nullable: true })
+  joinedAt: Date | null;
+
+  @Column({ name: 'attendee_token_hash', type: 'char', length: 64, select: false })
+  attendeeTokenHash: string;
+}

@@ -1,0 +1,144 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { AuthContext } from '../auth/auth-context';
+import { DomainError } from '../common/errors';
+import { newId } from '../common/ids';
+import { offsetOf, pageOf } from '../common/pagination';
+import { Scope, scoped } from '../common/scope';
+import { Tx, TransactionRunner } from '../events/transaction-runner';
+import { UsersService } from '../users/users.service';
+import { CreateWebinarDto } from './dto/create-webinar.dto';
+import { ListWebinarsQuery, PublicWebinarsQuery } from './dto/list-webinars.query';
+import { CreatedWebinarDto, EndedWebinarDto, WebinarDto } from './dto/webinar.dto';
+import { actualMinutes, WebinarLinks } from './webinar.mapper';
+import { currentStatus, returning, stateConflict, WEBINAR_ID_SHAPE } from './webinar-sql';
+import { WebinarTokens } from './webinar-tokens';
+import { Webinar } from './webinar.entity';
+
+// First key of the per-partner advisory lock that serialises room-limit checks ("wbnr").
+const ROOM_LOCK = 0x77626e72;
+
+/** Webinars themselves: creation (with the plan's room limit), reads, and the scheduled → live → ended transitions. */
+@Injectable()
+export class WebinarsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly tx: TransactionRunner,
+    private readonly users: UsersService,
+    private readonly links: WebinarLinks,
+    private readonly tokens: WebinarTokens,
+  ) {}
+
+  async create(auth: AuthContext, dto: CreateWebinarDto): Promise<CreatedWebinarDto> {
+    const scope = auth.scope;
+    return this.tx.run(async (tx) => {
+      await this.users.get(scope, dto.host_id, tx.em);
+      await this.enforceRoomLimit(tx, scope, auth.plan.webinarRooms);
+      const host = this.tokens.newHostToken();
+      const webinar = await tx.em.save(
+        tx.scoped(scope).create(Webinar, {
+          id: newId('wbn'),
+          title: dto.title,
+          hostUserId: dto.host_id,
+          scheduledAt: new Date(dto.scheduled_at),
+          durationMinutes: dto.duration_minutes ?? 60,
+          maxAttendees: dto.max_attendees ?? null,
+          seatsTaken: 0,
+          isPublic: dto.is_public ?? false,
+          status: 'scheduled',
+          hostTokenHash: host.hash,
+          startedAt: null,
+          endedAt: null,
+        }),
+      );
+      return { ...this.links.view(webinar), host_join_url: this.links.hostJoinUrl(webinar.id, host.token) };
+    });
+  }
+
+  /** The caller's webinar, or 404 (also for another partner's or mode's, and for malformed ids). */
+  async find(scope: Scope, id: string, em: EntityManager = this.dataSource.manager): Promise<Webinar> {
+    const webinar = WEBINAR_ID_SHAPE.test(id) ? await scoped(em, scope).findOne(Webinar, { id }) : null;
+    if (!webinar) throw new DomainError('webinar_not_found');
+    return webinar;
+  }
+
+  async get(scope: Scope, id: string): Promise<WebinarDto> {
+    return this.links.view(await this.find(scope, id));
+  }
+
+  async list(scope: Scope, query: ListWebinarsQuery) {
+    const qb = scoped(this.dataSource.manager, scope).query(Webinar, 'w').orderBy('w.scheduled_at', 'DESC').addOrderBy('w.id', 'ASC');
+    if (query.status) qb.andWhere('w.status = :status', { status: query.status });
+    const [rows, total] = await qb.offset(offsetOf(query)).limit(query.limit).getManyAndCount();
+    return pageOf('webinars', rows.map((w) => this.links.view(w)), total, query);
+  }
+
+  /** Public, not ended webinars of every partner: live ones, and scheduled ones whose slot has not passed. */
+  async listPublic(query: PublicWebinarsQuery) {
+    const [rows, total] = await this.dataSource
+      .getRepository(Webinar)
+      .createQueryBuilder('w')
+      .where('w.is_public AND w.mode = :mode', { mode: query.mode })
+      .andWhere(`(w.status = 'live' OR (w.status = 'scheduled' AND w.scheduled_at + make_interval(mins => w.duration_minutes) > now()))`)
+      .orderBy('w.scheduled_at', 'ASC')
+      .addOrderBy('w.id', 'ASC')
+      .offset(offsetOf(query))
+      .limit(query.limit)
+      .getManyAndCount();
+    return pageOf('webinars', rows.map((w) => this.links.publicView(w)), total, query);
+  }
+
+  async start(scope: Scope, id: string): Promise<WebinarDto> {
+    return this.tx.run(async (tx) => {
+      await this.find(scope, id, tx.em);
+      const [row] = await returning<{ id: string }>(tx.em, `UPDATE webinars SET status = 'live', started_at = now() WHERE id = $1 AND status = 'scheduled' RETURNING id`, [id]);
+      if (!row) throw stateConflict(await currentStatus(tx.em, id), 'start');
+      const webinar = await this.find(scope, id, tx.em);
+      await tx.record(scope, 'webinar.started', {
+        webinar_id: webinar.id,
+        title: webinar.title,
+        started_at: webinar.startedAt!.toISOString(),
+        attendee_join_url: this.links.attendeeJoinUrl(webinar.id),
+        embed_url: this.links.embedUrl(webinar.id),
+      }, webinar.startedAt!);
+      return this.links.view(webinar);
+    });
+  }
+
+  async end(scope: Scope, id: string): Promise<EndedWebinarDto> {
+    return this.tx.run(async (tx) => {
+      await this.find(scope, id, tx.em);
+      const [row] = await returning<{ id: string }>(tx.em, `UPDATE webinars SET status = 'ended', ended_at = now() WHERE id = $1 AND status = 'live' RETURNING id`, [id]);
+      if (!row) throw stateConflict(await currentStatus(tx.em, id), 'end');
+      const webinar = await this.find(scope, id, tx.em);
+      // The row lock taken by the UPDATE has let every in-flight join finish first; later joins see "ended".
+      const [{ count }] = await tx.em.query(`SELECT count(*)::int AS count FROM webinar_attendees WHERE webinar_id = $1 AND status = 'joined'`, [id]);
+      const result: EndedWebinarDto = {
+        webinar_id: webinar.id,
+        status: 'ended',
+        started_at: webinar.startedAt!.toISOString(),
+        ended_at: webinar.endedAt!.toISOString(),
+        duration_minutes: actualMinutes(webinar.startedAt!, webinar.endedAt!),
+        attendance_count: count,
+      };
+      await tx.record(scope, 'webinar.ended', {
+        webinar_id: result.webinar_id,
+        title: webinar.title,
+        started_at: result.started_at,
+        ended_at: result.ended_at,
+        duration_minutes: result.duration_minutes,
+        attendance_count: result.attendance_count,
+      }, webinar.endedAt!);
+      return result;
+    });
+  }
+
+  /** Rooms open at once = webinars not ended, per partner and mode; the advisory lock makes check-then-insert race-free. */
+  private async enforceRoomLimit(tx: Tx, scope: Scope, limit: number | null): Promise<void> {
+    if (limit === null) return;
+    await tx.em.query(`SELECT pg_advisory_xact_lock($1, $2)`, [ROOM_LOCK, scope.partnerId]);
+    const [{ open }] = await tx.scoped(scope).query(Webinar, 'w').select('count(*)::int', 'open').andWhere(`w.status <> 'ended'`).getRawMany();
+    if (open >= limit) throw new DomainError('plan_limit_exceeded', { limit: 'webinar_rooms', allowed: limit, open });
+  }
+}
