@@ -1,0 +1,70 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { CourseListItemDto } from '../../courses/dto/course.dto';
+import { LEVELS } from '../../courses/course.entity';
+
+export class SearchRequestDto {
+  @ApiProperty({
+    description: 'What the learner asked, in their words. Level, price, duration, category and organisation phrases become filters.',
+    minLength: 1,
+    maxLength: 500,
+    example: 'free python course for beginners under 10 hours',
+  })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(500)
+  @Matches(/\S/, { message: 'query must not be blank' })
+  query: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 50, default: 10, example: 10 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(50)
+  limit: number = 10;
+}
+
+export class InterpretedDto {
+  @ApiPropertyOptional({ enum: LEVELS, example: 'Beginner', description: '"for beginners", "introductory", "from scratch" → Beginner; "intermediate"; "advanced", "for experts" → Advanced.' })
+  level?: string;
+
+  @ApiPropertyOptional({ example: 'Computer Science', description: 'A category named in the query, or one of its synonyms ("cs", "maths").' })
+  category?: string;
+
+  @ApiPropertyOptional({ example: 0, description: '"free" → 0; "under 20 credits" → 20.' })
+  max_credit_cost?: number;
+
+  @ApiPropertyOptional({ example: 10, description: '"under 5 hours" → 5; "short" → 10; "a weekend" → 16.' })
+  max_duration_hours?: number;
+
+  @ApiPropertyOptional({ example: 'Harvard University', description: '"from Harvard", "by IBM", "taught by <tutor>": the organisation or tutor, as the catalogue names it.' })
+  organisation?: string;
+
+  @ApiProperty({ example: 'python', description: 'The words left to rank once the filters are taken out (after spelling corrections).' })
+  text: string;
+
+  @ApiPropertyOptional({ example: { pyhton: 'python' }, description: 'Misspelt words and the catalogue word used instead.' })
+  corrections?: Record<string, string>;
+}
+
+export class SearchResultDto extends CourseListItemDto {
+  @ApiProperty({ example: 0.8123, description: 'Relevance; higher is better. Comparable within one response only.' })
+  score: number;
+}
+
+export class SearchResponseDto {
+  @ApiProperty({ example: 'free python course for beginners under 10 hours' })
+  query: string;
+
+  @ApiProperty({ type: InterpretedDto, example: { level: 'Beginner', max_credit_cost: 0, max_duration_hours: 10, text: 'python' } })
+  interpreted: InterpretedDto;
+
+  @ApiProperty({ enum: ['semantic', 'lexical'], example: 'lexical', description: '`semantic` when the hosted model answered and its ranking was fused with the lexical one.' })
+  engine: 'semantic' | 'lexical';
+
+  @ApiProperty({ type: [SearchResultDto] })
+  results: SearchResultDto[];
+
+  @ApiProperty({ example: 12, description: 'Published courses matching the query and its filters (results holds at most `limit` of them). Matches in the title, category, topics, tutor or organisation are counted; the description is searched (and counted) too when those give fewer than `limit`.' })
+  total: number;
+}

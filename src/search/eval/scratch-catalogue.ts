@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { CatalogueCache } from '../../courses/catalogue-cache';
+import { CatalogueLoader } from '../../courses/catalogue/catalogue-loader.service';
+import { dataSourceOptions, runMigrations } from '../../database/data-source';
+import { dropDatabase, ensureDatabase } from '../../database/ensure-database';
+
+export interface ScratchCatalogue {
+  url: string;
+  db: DataSource;
+  drop(): Promise<void>;
+}
+
+// The loader only needs the cache to tell other instances; a scratch database has none.
+const noCache = { invalidate: async () => undefined } as unknown as CatalogueCache;
+
+/**
+ * A throw-away database (migrated, real catalogue loaded) for the eval and the benchmark. The server is taken from
+ * SEARCH_EVAL_DATABASE_URL or DATABASE_URL (any database name; a new one is created next to it and dropped after).
+ */
+export async function createScratchCatalogue(label: string): Promise<ScratchCatalogue> {
+  const base = new URL(process.env.SEARCH_EVAL_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  base.pathname = `/partner_api_${label}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const url = base.toString();
+  await ensureDatabase(url);
+  await runMigrations(url);
+  const db = new DataSource({ ...dataSourceOptions(url), extra: { max: 4 } });
+  await db.initialize();
+  await new CatalogueLoader(db, noCache).load();
+  return {
+    url,
+    db,
+    drop: async () => {
+      await db.destroy().catch(() => undefined);
+      await dropDatabase(url);
+    },
+  };
+}

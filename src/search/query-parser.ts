@@ -1,0 +1,120 @@
+import { Level } from '../courses/course.entity';
+import { SearchLexicon, words } from './search-lexicon';
+
+export interface SearchFilters {
+  level?: Level;
+  category?: string;
+  maxCreditCost?: number;
+  maxDurationHours?: number;
+  /** Canonical organisation or tutor name, resolved against the catalogue. */
+  organisation?: string;
+}
+
+/** Filters said in words (level, price, duration), the text left to rank, and "from X"/"by X" phrases to resolve. */
+export interface ExtractedFilters {
+  filters: SearchFilters;
+  rest: string;
+  /** Longest first; each is the phrase and the text left when it names an organisation or tutor. */
+  organisationCandidates: Array<{ phrase: string; rest: string }>;
+}
+
+/** One thing the learner asked for, as alternative phrases (a synonym group), each a list of words. */
+export type Concept = string[][];
+
+const HOURS = String.raw`(\d+(?:\.\d+)?)\s*(?:hours?|hrs?|h)\b`;
+const UNDER = String.raw`(?:under|less than|below|at most|max(?:imum)?|up to|no more than|within|fewer than|<)\s*`;
+
+const LEVEL_RULES: Array<[RegExp, Level]> = [
+  [/\b(?:for |complete |absolute |total )?(?:beginners?|newbies?|novices?|dummies)\b|\bintroductory\b|\bentry[- ]level\b|\bfrom scratch\b|\b(?:with )?no (?:prior )?experience\b|\bstarting out\b/g, 'Beginner'],
+  [/\b(?:for )?intermediate(?: level| learners?)?\b/g, 'Intermediate'],
+  [/\b(?:for )?(?:experts?|advanced(?: level| learners?)?)\b|\bexpert[- ]level\b/g, 'Advanced'],
+];
+
+// "short" and "a weekend" are read as upper bounds on the course's duration.
+const SHORT_HOURS = 10;
+const WEEKEND_HOURS = 16;
+
+const STOP_AFTER_ORG = /^(?:for|with|in|on|about|that|and|or|to|under|less|free|\d+)$/;
+
+/** Pulls level, price and duration phrases out of the query (they become filters and are not ranked). */
+export function extractFilters(query: string, lexicon: SearchLexicon): ExtractedFilters {
+  let text = ` ${query.toLowerCase().replace(/\s+/g, ' ')} `;
+  const filters: SearchFilters = {};
+  const take = (re: RegExp, apply: (m: RegExpExecArray) => void) => {
+    text = text.replace(re, (...args) => {
+      apply(args as unknown as RegExpExecArray);
+      return ' ';
+    });
+  };
+
+  for (const [re, level] of LEVEL_RULES) take(re, () => (filters.level ??= level));
+
+  take(new RegExp(String.raw`\b${UNDER}(\d+)\s*credits?\b|\b(\d+)\s*credits? or (?:less|fewer)\b`, 'g'), (m) => {
+    filters.maxCreditCost = Math.min(filters.maxCreditCost ?? Infinity, Number(m[1] ?? m[2]));
+  });
+  take(/\b(?:for )?free(?: of charge)?\b|\bno cost\b|\bwithout paying\b|\bzero credits?\b|\bcosts? nothing\b/g, () => (filters.maxCreditCost = 0));
+
+  const hours = (n: number) => (filters.maxDurationHours = Math.min(filters.maxDurationHours ?? Infinity, n));
+  take(new RegExp(String.raw`\b${UNDER}${HOURS}|\b${HOURS}\s*(?:or less|max(?:imum)?|at most)\b`, 'g'), (m) => hours(Number(m[1] ?? m[2])));
+  take(new RegExp(String.raw`\b${UNDER}(\d+)\s*(?:minutes?|mins?)\b`, 'g'), (m) => hours(Math.max(1, Math.ceil(Number(m[1]) / 60))));
+  take(/\b(?:over |in |during |on )?(?:a|one|the|this|one single) weekend\b/g, () => hours(WEEKEND_HOURS));
+  take(/\b(?:short|quick|brief)\b/g, () => hours(SHORT_HOURS));
+
+  return { filters, rest: text.replace(/\s+/g, ' ').trim(), organisationCandidates: organisationCandidates(text, lexicon) };
+}
+
+/** "python from harvard university" → ["harvard university", "harvard"], each with the text left without it. */
+function organisationCandidates(text: string, lexicon: SearchLexicon): ExtractedFilters['organisationCandidates'] {
+  const out: ExtractedFilters['organisationCandidates'] = [];
+  const re = /\b(?:from|by|at|offered by|taught by|made by)\s+([^\s].*)$/;
+  const m = re.exec(text.trim());
+  if (!m) return out;
+  const after = words(m[1]);
+  const end = after.findIndex((w) => STOP_AFTER_ORG.test(w) || (lexicon.stopwords.has(w) && w.length < 3));
+  const head = after.slice(0, Math.min(4, end === -1 ? after.length : end));
+  const before = text.trim().slice(0, m.index);
+  for (let n = head.length; n >= 1; n--) {
+    const phrase = head.slice(0, n).join(' ');
+    if (phrase.length < 2) continue;
+    out.push({ phrase: lexicon.organisations.get(phrase) ?? phrase, rest: `${before} ${after.slice(n).join(' ')}`.trim() });
+  }
+  return out;
+}
+
+/**
+ * Groups the remaining words into concepts: the longest known phrase at each position wins; a category name
+ * becomes the category filter (the first one only), a synonym phrase brings its whole group, topic-less words go.
+ */
+export function buildConcepts(tokens: string[], lexicon: SearchLexicon, filters: SearchFilters): Concept[] {
+  const concepts: Concept[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < tokens.length; ) {
+    let matched = false;
+    for (let n = Math.min(lexicon.maxPhraseWords, tokens.length - i); n >= 1 && !matched; n--) {
+      const phrase = tokens.slice(i, i + n).join(' ');
+      const entry = lexicon.phrases.get(phrase);
+      if (!entry) continue;
+      if (entry.kind === 'category' && !filters.category) {
+        filters.category = entry.category;
+      } else {
+        const phrases = entry.kind === 'synonyms' ? entry.phrases : [phrase];
+        const key = phrases.join('|');
+        if (!seen.has(key)) concepts.push(phrases.map((p) => p.split(' ')));
+        seen.add(key);
+      }
+      i += n;
+      matched = true;
+    }
+    if (matched) continue;
+    const word = tokens[i++];
+    if (lexicon.stopwords.has(word) || seen.has(word)) continue;
+    seen.add(word);
+    concepts.push([[word]]);
+  }
+  return concepts;
+}
+
+/** A tsquery text (to_tsquery syntax) over sanitised words: phrases with <->, alternatives with |, concepts joined by `op`. */
+export function toTsQuery(concepts: Concept[], op: '|' | '&'): string {
+  return concepts.map((alts) => `(${alts.map((p) => p.join(' <-> ')).join(' | ')})`).join(` ${op} `);
+}

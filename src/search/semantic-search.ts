@@ -1,0 +1,83 @@
+import { DataSource } from 'typeorm';
+import { EmbeddingsClient } from './embeddings.client';
+
+// A query's embedding must come back within this, so that a search with a slow model still answers within 1.5 s.
+export const QUERY_EMBEDDING_TIMEOUT_MS = 1000;
+// How often the in-process copy of the stored course vectors is checked against the database.
+const RELOAD_CHECK_MS = 2000;
+const QUERY_CACHE_SIZE = 1000;
+// Courses scoring below this cosine are not semantic candidates at all.
+const MIN_COSINE = 0.2;
+
+interface VectorSet {
+  stamp: string;
+  ids: Int32Array;
+  vectors: Float32Array[];
+}
+
+const normalise = (v: ArrayLike<number>): Float32Array => {
+  let n = 0;
+  for (let i = 0; i < v.length; i++) n += v[i] * v[i];
+  const out = new Float32Array(v.length);
+  const inv = n ? 1 / Math.sqrt(n) : 0;
+  for (let i = 0; i < v.length; i++) out[i] = v[i] * inv;
+  return out;
+};
+
+/**
+ * Semantic ranking over course embeddings stored in PostgreSQL (real[]): the vectors are held in process, normalised,
+ * and reloaded when the stored set changes; cosine is a dot product. Query vectors are cached by text.
+ */
+export class SemanticSearch {
+  private set: VectorSet = { stamp: '', ids: new Int32Array(), vectors: [] };
+  private checkedAt = 0;
+  private readonly queryCache = new Map<string, Float32Array>();
+
+  constructor(
+    private readonly db: DataSource,
+    readonly client: EmbeddingsClient,
+  ) {}
+
+  /** Course ids by cosine to the query, best first; throws when the model fails or is too slow. */
+  async rank(text: string, max: number): Promise<number[]> {
+    const [query, set] = await Promise.all([this.embedQuery(text), this.vectors()]);
+    if (!set.vectors.length || set.vectors[0].length !== query.length) return [];
+    const scored: Array<{ id: number; s: number }> = [];
+    for (let i = 0; i < set.vectors.length; i++) {
+      const v = set.vectors[i];
+      let s = 0;
+      for (let j = 0; j < v.length; j++) s += v[j] * query[j];
+      if (s >= MIN_COSINE) scored.push({ id: set.ids[i], s });
+    }
+    return scored
+      .sort((a, b) => b.s - a.s || a.id - b.id)
+      .slice(0, max)
+      .map((x) => x.id);
+  }
+
+  private async embedQuery(text: string): Promise<Float32Array> {
+    const hit = this.queryCache.get(text);
+    if (hit) return hit;
+    const [vector] = await this.client.embed([text], QUERY_EMBEDDING_TIMEOUT_MS);
+    const normalised = normalise(vector);
+    if (this.queryCache.size >= QUERY_CACHE_SIZE) this.queryCache.delete(this.queryCache.keys().next().value!);
+    this.queryCache.set(text, normalised);
+    return normalised;
+  }
+
+  private async vectors(): Promise<VectorSet> {
+    if (Date.now() - this.checkedAt < RELOAD_CHECK_MS) return this.set;
+    this.checkedAt = Date.now();
+    const [{ stamp }] = await this.db.query(
+      `SELECT count(*) || ':' || coalesce(max(embedded_at)::text, '') AS stamp FROM search_documents WHERE embedding_model = $1`,
+      [this.client.model],
+    );
+    if (stamp === this.set.stamp) return this.set;
+    const rows: Array<{ course_id: number; embedding: number[] }> = await this.db.query(
+      `SELECT course_id, embedding FROM search_documents WHERE embedding_model = $1 AND embedding IS NOT NULL`,
+      [this.client.model],
+    );
+    this.set = { stamp, ids: Int32Array.from(rows.map((r) => r.course_id)), vectors: rows.map((r) => normalise(r.embedding)) };
+    return this.set;
+  }
+}

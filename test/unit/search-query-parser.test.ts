@@ -1,0 +1,46 @@
+import { buildConcepts, extractFilters, toTsQuery } from '../../src/search/query-parser';
+import { reciprocalRankFusion } from '../../src/search/rank-fusion';
+import { SearchLexicon, words } from '../../src/search/search-lexicon';
+import { edits1 } from '../../src/search/spelling';
+import { embeddingsEndpoint } from '../../src/search/embeddings.client';
+
+const lexicon = SearchLexicon.load();
+
+describe('search query parser', () => {
+  it.each([
+    ['free python for beginners', { level: 'Beginner', maxCreditCost: 0 }, 'python'],
+    ['advanced statistics under 20 credits', { level: 'Advanced', maxCreditCost: 20 }, 'statistics'],
+    ['short intro course for experts', { level: 'Advanced', maxDurationHours: 10 }, 'intro course'],
+    ['negotiation in a weekend', { maxDurationHours: 16 }, 'negotiation'],
+    ['excel less than 3 hours', { maxDurationHours: 3 }, 'excel'],
+  ])('"%s" → filters %j', (query, filters, rest) => {
+    const out = extractFilters(query, lexicon);
+    expect(out.filters).toEqual(filters);
+    expect(out.rest).toBe(rest);
+  });
+
+  it('offers "from"/"by" phrases longest first, short names expanded', () => {
+    expect(extractFilters('law from harvard university', lexicon).organisationCandidates.map((c) => c.phrase)).toEqual(['harvard university', 'harvard']);
+    expect(extractFilters('python by mit', lexicon).organisationCandidates).toEqual([{ phrase: 'Massachusetts Institute of Technology', rest: 'python' }]);
+  });
+
+  it('groups synonyms, takes the first category name as a filter and drops topic-less words', () => {
+    const filters = {};
+    const concepts = buildConcepts(words('I want to learn ML and web dev in computer science'), lexicon, filters);
+    expect(filters).toEqual({ category: 'Computer Science' });
+    expect(concepts[0]).toContainEqual(['machine', 'learning']);
+    expect(concepts[1]).toContainEqual(['web', 'development']);
+    expect(concepts).toHaveLength(2);
+    expect(toTsQuery([[['ml']], [['web', 'dev']]], '&')).toBe('(ml) & (web <-> dev)');
+  });
+});
+
+describe('search helpers', () => {
+  it('edits1 holds the transposition that fixes "pyhton"', () => expect(edits1('pyhton')).toContain('python'));
+  it('fuses rankings by reciprocal rank', () => expect(reciprocalRankFusion([[1, 2, 3], [3, 1]]).map((x) => x.id)).toEqual([1, 3, 2]));
+  it.each([
+    ['https://api.example.com', 'https://api.example.com/v1/embeddings'],
+    ['https://api.example.com/v1/', 'https://api.example.com/v1/embeddings'],
+    ['http://127.0.0.1:9/v1/embeddings', 'http://127.0.0.1:9/v1/embeddings'],
+  ])('embeddings endpoint of %s', (url, endpoint) => expect(embeddingsEndpoint(url)).toBe(endpoint));
+});
