@@ -26,6 +26,8 @@ const LAST_USED_EVERY_MS = 60_000;
 export class ApiKeyGuard implements CanActivate {
   private readonly publicOrigin: string;
   private readonly lastUsedWritten = new Map<string, number>();
+  // Bench-only switch (bench/catalogue.js compares catalogue reads with and without this guard); never honoured in production.
+  private readonly benchSkipCatalogue = process.env.NODE_ENV !== 'production' && process.env.BENCH_DISABLE_AUTH === 'true';
 
   constructor(
     private readonly reflector: Reflector,
@@ -41,6 +43,7 @@ export class ApiKeyGuard implements CanActivate {
     if (context.getType() !== 'http') return true;
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+    if (this.benchSkipCatalogue && this.reflector.getAllAndOverride<PlanFeatureName>(PLAN_FEATURE, targets) === 'catalogue') return true;
 
     const req = context.switchToHttp().getRequest<AuthedRequest>();
     const res = context.switchToHttp().getResponse<Response>();

@@ -11,7 +11,7 @@ const MAX_ENTRIES = 2000;
  */
 @Injectable()
 export class CatalogueCache implements OnModuleInit {
-  private readonly entries = new Map<string, { value: unknown; expires: number }>();
+  private readonly entries = new Map<string, { value: Promise<unknown>; expires: number }>();
 
   constructor(private readonly redis: RedisService) {}
 
@@ -19,13 +19,19 @@ export class CatalogueCache implements OnModuleInit {
     this.redis.subscribe(CHANNEL, () => this.entries.clear());
   }
 
-  async getOrLoad<T>(key: string, load: () => Promise<T>): Promise<T> {
+  /** One load per key at a time: when an entry expires under load, concurrent callers share the same query. */
+  getOrLoad<T>(key: string, load: () => Promise<T>): Promise<T> {
     const now = Date.now();
     const hit = this.entries.get(key);
-    if (hit && hit.expires > now) return hit.value as T;
-    const value = await load();
+    if (hit && hit.expires > now) return hit.value as Promise<T>;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(key, { value, expires: now + TTL_MS });
+    const value = load();
+    const entry = { value, expires: now + TTL_MS };
+    this.entries.set(key, entry);
+    // Failures are not cached; invalidate() may have replaced the entry meanwhile, so only this one is removed.
+    value.catch(() => {
+      if (this.entries.get(key) === entry) this.entries.delete(key);
+    });
     return value;
   }
 

@@ -1,17 +1,22 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AdminCoursesController } from './admin-courses.controller';
+import { AdminCoursesService } from './admin-courses.service';
 import { CatalogueCache } from './catalogue-cache';
 import { CatalogueLoader } from './catalogue/catalogue-loader.service';
 import { Course } from './course.entity';
+import { CoursePagesService } from './course-pages.service';
 import { CoursesController } from './courses.controller';
 import { CoursesService } from './courses.service';
+import { PreviewController } from './preview.controller';
+import { StaticImagesController } from './static-images.controller';
 import { Topic } from './topic.entity';
 import { Tutor } from './tutor.entity';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Course, Topic, Tutor])],
-  controllers: [CoursesController],
-  providers: [CoursesService, CatalogueCache, CatalogueLoader],
+  controllers: [CoursesController, AdminCoursesController, StaticImagesController, PreviewController],
+  providers: [CoursesService, CatalogueCache, CatalogueLoader, AdminCoursesService, CoursePagesService],
   exports: [CoursesService, CatalogueCache, CatalogueLoader],
 })
 export class CoursesModule {}

@@ -1,0 +1,71 @@
+import { Body, Controller, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { AdminOnly } from '../auth/auth.decorators';
+import { DomainError } from '../common/errors';
+import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
+import { AdminCoursesService } from './admin-courses.service';
+import { courseIdPipe } from './courses.controller';
+import { AdminCourseDto, CreateCourseDto, UpdateCourseDto } from './dto/admin-course.dto';
+
+const ADMIN_ERRORS = ['admin_only', ...KEYED_ERRORS] as const;
+
+function inRange(id: number): number {
+  if (id < 1 || id > 2_147_483_647) throw new DomainError('course_not_found');
+  return id;
+}
+
+@ApiTags('Admin')
+@AdminOnly()
+@Controller('admin/courses')
+export class AdminCoursesController {
+  constructor(private readonly courses: AdminCoursesService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create a course with its tutor and topics', description: 'Unpublished unless `published: true`. The course duration is the sum of its topics.' })
+  @ApiSuccess(AdminCourseDto, { status: 201 })
+  @ApiErrors('validation_failed', ...ADMIN_ERRORS)
+  create(@Body() dto: CreateCourseDto): Promise<AdminCourseDto> {
+    return this.courses.create(dto);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: "Any course's detail, published or not" })
+  @ApiParam({ name: 'id', type: Number, example: 1 })
+  @ApiSuccess(AdminCourseDto)
+  @ApiErrors('validation_failed', 'course_not_found', ...ADMIN_ERRORS)
+  get(@Param('id', courseIdPipe) id: number): Promise<AdminCourseDto> {
+    return this.courses.get(inRange(id));
+  }
+
+  @Patch(':id')
+  @ApiOperation({
+    summary: 'Change any field of a course',
+    description: '`topics`, when given, replaces every topic in order; topic ids are kept by position and topics past the new count are removed.',
+  })
+  @ApiParam({ name: 'id', type: Number, example: 1 })
+  @ApiSuccess(AdminCourseDto)
+  @ApiErrors('validation_failed', 'course_not_found', ...ADMIN_ERRORS)
+  update(@Param('id', courseIdPipe) id: number, @Body() dto: UpdateCourseDto): Promise<AdminCourseDto> {
+    return this.courses.update(inRange(id), dto);
+  }
+
+  @Post(':id/publish')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Publish a course: partners see it at once' })
+  @ApiParam({ name: 'id', type: Number, example: 1 })
+  @ApiSuccess(AdminCourseDto)
+  @ApiErrors('validation_failed', 'course_not_found', ...ADMIN_ERRORS)
+  publish(@Param('id', courseIdPipe) id: number): Promise<AdminCourseDto> {
+    return this.courses.setPublished(inRange(id), true);
+  }
+
+  @Post(':id/unpublish')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Unpublish a course: it disappears from partners’ lists and details at once (404)' })
+  @ApiParam({ name: 'id', type: Number, example: 1 })
+  @ApiSuccess(AdminCourseDto)
+  @ApiErrors('validation_failed', 'course_not_found', ...ADMIN_ERRORS)
+  unpublish(@Param('id', courseIdPipe) id: number): Promise<AdminCourseDto> {
+    return this.courses.setPublished(inRange(id), false);
+  }
+}
