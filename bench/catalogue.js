@@ -168,7 +168,8 @@ async function main() {
   for (const t of targets) await measure(t.url, t.headers, 2); // warm-up: JIT, pools, caches
   const results = new Map(targets.map((t) => [t.name, []]));
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const t of targets) {
+    // Rotate the order each round so no target always runs first or last (the VM's CPU drifts within a round).
+    for (const t of targets.map((_, i) => targets[(i + round - 1) % targets.length])) {
       const r = await measure(t.url, t.headers);
       if (r.bad) throw new Error(`${t.name}: ${r.bad} of ${r.total} requests failed or were not 2xx`);
       results.get(t.name).push(r);

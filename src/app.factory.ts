@@ -1,4 +1,6 @@
 import { RequestMethod } from '@nestjs/common';
+import corsMiddleware from 'cors';
+import type { NextFunction, Request, Response } from 'express';
 import { NestFactory, Reflector } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
@@ -40,17 +42,19 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   app.useGlobalFilters(new AllExceptionsFilter(app.get(MetricsService)));
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalInterceptors(new EnvelopeInterceptor(app.get(Reflector)));
-  const cors = app.get(CorsOrigins);
-  app.enableCors({
+  const origins = app.get(CorsOrigins);
+  const corsHandler = corsMiddleware({
     origin: (origin, callback) => {
       if (!origin) return callback(null, false);
-      cors.isAllowed(origin).then((ok) => callback(null, ok), () => callback(null, false));
+      origins.isAllowed(origin).then((ok) => callback(null, ok), () => callback(null, false));
     },
     methods: ['GET', 'POST', 'PATCH', 'DELETE'],
     allowedHeaders: ['X-API-Key', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
     exposedHeaders: ['X-Request-Id', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed'],
     maxAge: 600,
   });
+  // Server-to-server calls carry no Origin: they skip CORS entirely (the allowlist itself is checked by the guard).
+  app.use((req: Request, res: Response, next: NextFunction) => (req.headers.origin ? corsHandler(req, res, next) : next()));
   app.enableShutdownHooks();
   setupSwagger(app, config);
   return app;

@@ -1,8 +1,7 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { LoggerModule } from 'nestjs-pino';
-import { requireJsonContentType, requireObjectBody } from './common/body.middleware';
-import { jsonBodyParser } from './common/json-body.middleware';
+import { jsonBody } from './common/json-body.middleware';
 import { loadConfigOrExit } from './config/config';
 import { AuthModule } from './auth/auth.module';
 import { AppConfigModule } from './config/config.module';
@@ -60,6 +59,6 @@ export class AppModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(requireJsonContentType, jsonBodyParser, requireObjectBody).forRoutes('*');
+    consumer.apply(jsonBody).forRoutes('*');
   }
 }

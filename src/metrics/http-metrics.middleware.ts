@@ -2,18 +2,29 @@ import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { MetricsService } from './metrics.service';
 
+type Children = { count: { inc(): void }; duration: { observe(v: number): void } };
+
 /** Counts and times every request by its route pattern (not its raw path, which would explode the label set). */
 @Injectable()
 export class HttpMetricsMiddleware implements NestMiddleware {
+  // Label children are cached: resolving labels on every request is the costly part of prom-client.
+  private readonly children = new Map<string, Children>();
+
   constructor(private readonly metrics: MetricsService) {}
 
   use(req: Request, res: Response, next: NextFunction): void {
     const started = process.hrtime.bigint();
     res.once('finish', () => {
       const route = req.route?.path ? `${req.baseUrl ?? ''}${req.route.path}` : 'unmatched';
-      const labels = { method: req.method, route, status: String(res.statusCode) };
-      this.metrics.httpRequests.inc(labels);
-      this.metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      const status = String(res.statusCode);
+      const key = `${req.method} ${route} ${status}`;
+      let c = this.children.get(key);
+      if (!c) {
+        c = { count: this.metrics.httpRequests.labels(req.method, route, status), duration: this.metrics.httpDuration.labels(req.method, route, status) };
+        this.children.set(key, c);
+      }
+      c.count.inc();
+      c.duration.observe(Number(process.hrtime.bigint() - started) / 1e9);
     });
     next();
   }
