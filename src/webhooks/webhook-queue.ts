@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
+import { MetricsService } from '../metrics/metrics.service';
 
 export const WEBHOOK_QUEUE = 'webhook-deliveries';
 export const WEBHOOK_BACKOFF = 'webhook';
@@ -24,11 +25,18 @@ export class WebhookQueue implements OnApplicationShutdown {
   private readonly connection: Redis;
   private readonly queue: Queue<DeliverWebhookData>;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    metrics: MetricsService,
+  ) {
     this.connection = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: (t) => Math.min(t * 200, 2000) });
     this.connection.on('error', () => undefined); // an enqueue fails (and the relay takes over); nothing to do per error event
     this.queue = new Queue<DeliverWebhookData>(WEBHOOK_QUEUE, { connection: this.connection, prefix: queuePrefix(config) });
     this.queue.on('error', () => undefined);
+    metrics.gauge('webhook_queue_jobs', 'Jobs in the webhook delivery queue by state.', ['state'], async (set) => {
+      const counts = await this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed');
+      for (const [state, n] of Object.entries(counts)) set({ state }, n);
+    });
   }
 
   /**

@@ -1,5 +1,6 @@
 import { startApp, TestApp } from '../support/app';
 import { createPartner } from '../support/factories';
+import { waitFor, WebhookReceiver } from '../support/webhook-receiver';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -25,6 +26,24 @@ describe('/metrics', () => {
     expect(res.text).toMatch(/api_errors_total\{code="endpoint_not_in_plan"\} \d+/);
     expect(res.text).toMatch(/^outbox_backlog \d+$/m);
     expect(res.text).toContain('process_resident_memory_bytes');
+  });
+
+  it('reports webhook delivery outcomes and latency, and the delivery queue depth', async () => {
+    const receiver = await new WebhookReceiver().start();
+    try {
+      const p = await createPartner(t, { plan: 'growth' });
+      const created = await p.http.post('/api/connect/webhooks', { url: receiver.url('/metrics-hook'), events: ['user.registered'], secret: 'a-secret-of-16-chars-or-more' });
+      expect(created.status).toBe(201);
+      await p.http.post('/api/users', { external_user_id: 'metrics-1', name: 'Metrics', email: 'metrics@example.com' });
+      await waitFor(() => receiver.at('/metrics-hook').length >= 1, 10_000, 'the delivery');
+      const scrape = async () => (await t.http.get('/metrics', { headers: { Authorization: 'Bearer metrics-token-for-tests' } })).text;
+      await waitFor(async () => /webhook_delivery_attempts_total\{outcome="delivered"\} [1-9]/.test(await scrape()), 5000, 'the delivered counter');
+      const text = await scrape();
+      expect(text).toMatch(/webhook_delivery_duration_seconds_count [1-9]/);
+      expect(text).toMatch(/webhook_queue_jobs\{state="waiting"\} \d+/);
+    } finally {
+      await receiver.stop();
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import { Job, UnrecoverableError } from 'bullmq';
 import { createHmac } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/config';
+import { MetricsService } from '../../metrics/metrics.service';
 import { APP_CONFIG } from '../../config/config.module';
 import { SecretBox } from '../secret-box';
 import type { DeliverWebhookData } from '../webhook-queue';
@@ -42,6 +43,7 @@ export class DeliverWebhookJob {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly secrets: SecretBox,
     private readonly sender: WebhookSender,
+    private readonly metrics: MetricsService,
   ) {}
 
   async process(job: Job<DeliverWebhookData>): Promise<void> {
@@ -91,6 +93,8 @@ export class DeliverWebhookJob {
        SELECT d.id, now() - make_interval(secs => $6::double precision / 1000), $3, $6, $4, $7 FROM d`,
       [deliveryId, status, r.statusCode, r.error, nextAttemptAt, r.durationMs, r.responseBody?.replace(/\u0000/g, '') ?? null],
     );
+    const outcome = status === 'delivered' ? 'delivered' : status === 'pending' ? 'retrying' : disableSubscription ? 'disabled' : 'failed';
+    this.metrics.recordDelivery(outcome, r.durationMs / 1000);
     if (disableSubscription) {
       await this.dataSource.query(
         `UPDATE webhook_subscriptions SET status = 'disabled', disabled_reason = 'Endpoint answered 410 Gone.', updated_at = now() WHERE id = $1`,
