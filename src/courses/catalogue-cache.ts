@@ -35,6 +35,11 @@ export class CatalogueCache implements OnModuleInit {
     return value;
   }
 
+  /** Clears this process only, for changes other instances may see up to the TTL later (enrolment counts). */
+  clearLocal(): void {
+    this.entries.clear();
+  }
+
   /** Called after a catalogue change commits: clears this process now and every other one via Redis. */
   async invalidate(): Promise<void> {
     this.entries.clear();

@@ -40,6 +40,11 @@ export class CoursesService {
     this.urls = new CourseUrls(config.publicBaseUrl);
   }
 
+  /** An enrolment just committed here: this process's next catalogue read shows the new count (read your writes). */
+  enrollmentCounted(): void {
+    this.cache.clearLocal();
+  }
+
   list(query: ListCoursesQuery): Promise<CourseListDto> {
     const key = `list:${query.category?.toLowerCase() ?? ''}:${query.level ?? ''}:${query.sort}:${query.page}:${query.limit}`;
     return this.cache.getOrLoad(key, () => this.loadList(query));
@@ -58,22 +63,9 @@ export class CoursesService {
   }
 
   /**
-   * Counts one more enrolment on a published course inside the caller's transaction, in one conditional
-   * statement (no lost updates). Returns null when the course does not exist or is not published.
+   * Facts of a published course, e.g. its cost before enrolling. The enrolment count itself is kept by the
+   * database: a deferred trigger on enrollments adds one at COMMIT (migration EnrollmentCountTrigger).
    */
-  async countEnrollment(em: EntityManager, courseId: number): Promise<CourseFacts | null> {
-    // TypeORM answers an UPDATE with [rows, affected count].
-    const [rows]: [Array<{ id: number; title: string; credit_cost: number; total_topics: number }>, number] = await em.query(
-      `UPDATE courses c SET enrolled = enrolled + 1
-        WHERE c.id = $1 AND c.published
-        RETURNING c.id, c.title, c.credit_cost, (SELECT count(*)::int FROM topics t WHERE t.course_id = c.id) AS total_topics`,
-      [courseId],
-    );
-    const row = rows[0];
-    return row ? { id: row.id, title: row.title, creditCost: row.credit_cost, totalTopics: row.total_topics } : null;
-  }
-
-  /** Facts of a published course (no count change), e.g. to check the cost before enrolling. */
   async facts(em: EntityManager, courseId: number): Promise<CourseFacts | null> {
     const rows: Array<{ id: number; title: string; credit_cost: number; total_topics: number }> = await em.query(
       `SELECT c.id, c.title, c.credit_cost, (SELECT count(*)::int FROM topics t WHERE t.course_id = c.id) AS total_topics

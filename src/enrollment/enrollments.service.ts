@@ -17,9 +17,6 @@ export type { EnrollmentProgressView } from './enrollment-progress';
 
 const NO_PROGRESS: ProgressCounts = { totalTopics: 0, completedTopics: 0, quizzesPending: 0 };
 
-/** The course's cost changed between reading it and counting the enrolment: enrol again with the new cost. */
-class CourseChanged extends Error {}
-
 @Injectable()
 export class EnrollmentsService {
   constructor(
@@ -30,27 +27,20 @@ export class EnrollmentsService {
     private readonly ledger: CreditLedger,
   ) {}
 
-  /** One transaction: enrolment row, ledger debit (conditional update), course.enrolled, course count. */
+  /**
+   * One transaction: enrolment row, ledger debit (conditional update), course.enrolled, and the course's count,
+   * which a deferred trigger adds at COMMIT, so the popular course's row is locked only while committing.
+   */
   async enroll(scope: Scope, dto: EnrollDto): Promise<EnrollResultDto> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.enrollOnce(scope, dto);
-      } catch (e) {
-        if (!(e instanceof CourseChanged) || attempt >= 3) throw e;
-      }
-    }
-  }
-
-  private async enrollOnce(scope: Scope, dto: EnrollDto): Promise<EnrollResultDto> {
     const deduct = dto.deduct_credits ?? true;
-    // Reads first, outside the transaction and in parallel: the transaction re-checks the course when counting.
+    // Reads first, outside the transaction and in parallel; the learner pays the cost read here.
     const [userRead, courseRead] = await Promise.allSettled([this.users.resolve(scope, dto), this.courses.facts(this.dataSource.manager, dto.course_id)]);
     if (userRead.status === 'rejected') throw userRead.reason; // the learner's error wins, whatever the course
     if (courseRead.status === 'rejected') throw courseRead.reason;
     const [user, course] = [userRead.value, courseRead.value];
     if (!course) throw new DomainError('course_not_found');
     const cost = deduct ? course.creditCost : 0;
-    return this.tx.run(async (tx) => {
+    const result = await this.tx.run(async (tx): Promise<EnrollResultDto> => {
       const inserted: Array<{ id: number; enrolled_at: Date }> = await tx.em.query(
         `INSERT INTO enrollments (partner_id, mode, user_id, course_id, credits_deducted) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (user_id, course_id) DO NOTHING RETURNING id, enrolled_at`,
@@ -77,10 +67,6 @@ export class EnrollmentsService {
         },
         enrolledAt,
       );
-      // Last statement before COMMIT: the course row (hot for a popular course) stays locked as briefly as possible.
-      const counted = await this.courses.countEnrollment(tx.em, course.id);
-      if (!counted) throw new DomainError('course_not_found');
-      if (deduct && counted.creditCost !== course.creditCost) throw new CourseChanged();
       return {
         enrollment_id: enrollmentId,
         user_id: user.id,
@@ -93,6 +79,8 @@ export class EnrollmentsService {
         credits_remaining: remaining,
       };
     });
+    this.courses.enrollmentCounted();
+    return result;
   }
 
   async get(scope: Scope, id: number): Promise<EnrollmentDto> {
