@@ -68,6 +68,7 @@ export class KeysService {
   }
 
   async revoke(keyId: string): Promise<KeyView> {
+    if (!/^key_[0-9A-Za-z]{1,36}$/.test(keyId)) throw new DomainError('api_key_not_found');
     const rows: ApiKey[] = await this.dataSource
       .createQueryBuilder()
       .update(ApiKey)

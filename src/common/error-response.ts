@@ -1,4 +1,5 @@
 import { HttpException } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
 import { DomainError, ERROR_CODES, ErrorCode } from './errors';
 import { ErrorBody } from './envelope';
 
@@ -60,6 +61,15 @@ export function renderError(err: unknown, requestId: string): RenderedError {
     else if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') code = 'unsupported_media_type';
     else code = 'validation_failed';
     message = ERROR_CODES[code][1];
+  } else if (isHttpError(err) && err.status >= 400 && err.status < 500) {
+    // body-parser's other failures (a corrupt gzip/deflate/br body, a bad Content-Length) carry no type.
+    code = err.status === 413 ? 'payload_too_large' : err.status === 415 ? 'unsupported_media_type' : 'invalid_json';
+    message = ERROR_CODES[code][1];
+  } else if (isBadInputForPostgres(err)) {
+    // Safety net only (logged so the DTO or pipe gets fixed): a value PostgreSQL refuses is the caller's error, never a 500.
+    code = 'validation_failed';
+    message = ERROR_CODES.validation_failed[1];
+    unexpected = true;
   } else if (isDependencyDown(err)) {
     code = 'service_unavailable';
     message = ERROR_CODES.service_unavailable[1];
@@ -71,6 +81,19 @@ export function renderError(err: unknown, requestId: string): RenderedError {
   const body: ErrorBody = { status: 'error', error: { code, message, request_id: requestId } };
   if (details !== undefined) body.error.details = details;
   return { status: ERROR_CODES[code][0], body, headers, unexpected };
+}
+
+/** Errors made by the http-errors package (what body-parser and raw-body throw). */
+function isHttpError(err: unknown): err is { status: number; expose: boolean } {
+  return !!err && typeof err === 'object' && typeof (err as { status?: unknown }).status === 'number' && typeof (err as { expose?: unknown }).expose === 'boolean';
+}
+
+// 22001 string too long, 22003 number out of range, 22007/22008 bad or out-of-range date, 22021 NUL or invalid
+// UTF-8, 22P02 invalid text for the column type, 22P05 untranslatable character.
+const BAD_INPUT_SQLSTATES = new Set(['22001', '22003', '22007', '22008', '22021', '22P02', '22P05']);
+
+function isBadInputForPostgres(err: unknown): boolean {
+  return err instanceof QueryFailedError && BAD_INPUT_SQLSTATES.has((err as { code?: string }).code ?? '');
 }
 
 function isBodyParserError(err: unknown): err is { type: string; status: number } {

@@ -41,6 +41,7 @@ export const ERROR_CODES = {
   idempotency_request_in_progress: [409, 'A request with this Idempotency-Key is still being processed.'],
   payload_too_large: [413, 'The request body is larger than 100 kB.'],
   unsupported_media_type: [415, 'Requests with a body must be sent as Content-Type: application/json.'],
+  headers_too_large: [431, 'The request line and headers are larger than 16 kB.'],
   course_not_completed: [422, 'The course has not been completed.'],
   idempotency_key_reused: [422, 'This Idempotency-Key was used with a different request.'],
   rate_limited: [429, 'Too many requests. Slow down and retry after the time in Retry-After.'],

@@ -10,6 +10,34 @@ function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined;
 }
 
+const MAX_DEPTH = 32;
+// JSON may escape half of a surrogate pair ("\ud800"); PostgreSQL jsonb (the events outbox) refuses it.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * What no field of any DTO accepts, checked once for the whole body without recursion: nesting deeper than
+ * MAX_DEPTH (class-transformer and the idempotency fingerprint recurse and would overflow the stack), NUL
+ * characters in keys or strings (PostgreSQL text cannot store them) and lone surrogates in strings.
+ */
+function hostileShape(body: object): { field: string; message: string } | null {
+  const stack: Array<[unknown, string, number]> = [[body, '', 0]];
+  while (stack.length) {
+    const [value, path, depth] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return { field: path || 'body', message: `${path || 'body'} must not contain NUL characters` };
+      if (LONE_SURROGATE.test(value)) return { field: path || 'body', message: `${path || 'body'} must be valid Unicode (no lone surrogates)` };
+    } else if (value !== null && typeof value === 'object') {
+      if (depth >= MAX_DEPTH) return { field: path || 'body', message: `body must not be nested more than ${MAX_DEPTH} levels deep` };
+      for (const [k, v] of Object.entries(value)) {
+        const field = path ? `${path}.${k}` : k;
+        if (k.includes('\u0000')) return { field: 'body', message: 'field names must not contain NUL characters' };
+        stack.push([v, field, depth + 1]);
+      }
+    }
+  }
+  return null;
+}
+
 /**
  * Contract section 1 for request bodies, in one middleware with a fast path for reads: a body must be
  * `application/json` (415), at most 100 kB (413), valid JSON (400 invalid_json) and a JSON object.
@@ -24,6 +52,8 @@ export async function jsonBody(req: Request, res: Response, next: NextFunction):
     if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
       throw new DomainError('validation_failed', [{ field: 'body', message: 'body must be a JSON object' }]);
     }
+    const problem = hostileShape(req.body);
+    if (problem) throw new DomainError('validation_failed', [problem]);
   }
   if (req.body === undefined) req.body = {};
   next();

@@ -57,6 +57,8 @@ export class PartnersService {
   }
 
   async get(partnerId: number): Promise<Partner> {
+    // An id past the int column's range is no partner (PostgreSQL would reject it with 22003).
+    if (!Number.isInteger(partnerId) || partnerId < 1 || partnerId > 2_147_483_647) throw new DomainError('partner_not_found');
     const partner = await this.dataSource.getRepository(Partner).findOneBy({ id: partnerId });
     if (!partner) throw new DomainError('partner_not_found');
     return partner;

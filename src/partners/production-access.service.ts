@@ -85,6 +85,7 @@ export class ProductionAccessService {
 
   /** Locks a pending request so two admins cannot both review it. */
   private async claim(repo: ReturnType<DataSource['getRepository']>, id: string): Promise<ProductionAccessRequest> {
+    if (!/^par_[0-9A-Za-z]{1,36}$/.test(id)) throw new DomainError('production_access_request_not_found');
     const request = (await repo.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } })) as ProductionAccessRequest | null;
     if (!request) throw new DomainError('production_access_request_not_found');
     if (request.status !== 'pending') throw new DomainError('request_already_reviewed', { status: request.status });

@@ -55,13 +55,14 @@ export class UsersService {
    * Never creates one: an unknown user is 404.
    */
   async resolve(scope: Scope, ref: { user_id?: number; external_user_id?: string }, em: EntityManager = this.dataSource.manager): Promise<User> {
-    if (ref.user_id === undefined && ref.external_user_id === undefined) {
+    // @IsOptional() lets null through: null means absent here (TypeORM refuses a null in a where).
+    if (ref.user_id == null && ref.external_user_id == null) {
       throw new DomainError('validation_failed', [{ field: 'user_id', message: 'user_id or external_user_id is required' }]);
     }
-    const where = ref.user_id !== undefined ? { id: ref.user_id } : { externalUserId: ref.external_user_id! };
+    const where = ref.user_id != null ? { id: ref.user_id } : { externalUserId: ref.external_user_id! };
     const user = await scoped(em, scope).findOne(User, where);
     if (!user) throw new DomainError('user_not_found');
-    if (ref.user_id !== undefined && ref.external_user_id !== undefined && user.externalUserId !== ref.external_user_id) {
+    if (ref.user_id != null && ref.external_user_id != null && user.externalUserId !== ref.external_user_id) {
       throw new DomainError('validation_failed', [{ field: 'external_user_id', message: 'user_id and external_user_id name different users' }]);
     }
     return user;

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
 import { PageQuery } from '../../common/pagination';
 import { Level, LEVELS } from '../course.entity';
 
@@ -13,6 +13,7 @@ export class ListCoursesQuery extends PageQuery {
   @IsString()
   @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
   @Length(1, 100)
+  @Matches(/^[^\u0000]*$/, { message: 'category must not contain NUL characters' })
   category?: string;
 
   @ApiPropertyOptional({ enum: LEVELS, example: 'Beginner' })

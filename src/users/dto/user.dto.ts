@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsInt, IsNotEmpty, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { IsEmail, IsInt, IsNotEmpty, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { PageQuery } from '../../common/pagination';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -30,6 +30,7 @@ export class ListUsersQuery extends PageQuery {
   @IsOptional()
   @IsString()
   @Length(1, 128)
+  @Matches(/^[^\u0000]*$/, { message: 'external_user_id must not contain NUL characters' })
   external_user_id?: string;
 }
 
