@@ -1,8 +1,28 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, getSchemaPath, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { ResponseObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { ERROR_CODES } from './common/errors';
+import { ErrorEnvelopeDto } from './common/swagger';
 import { AppConfig } from './config/config';
 
 export const API_KEY_SCHEME = 'api_key';
+
+/** Every tag the operations use, in the order the docs list them, each with what it groups. */
+const TAGS: Array<[string, string]> = [
+  ['Partners', 'Self-service registration, your profile, plan and usage, and the request for production (live) access.'],
+  ['Courses', 'The shared course catalogue: list with filters and sorting, and course detail with topics and tutor.'],
+  ['Users', 'Your learners (per mode), identified by our id or your `external_user_id`.'],
+  ['Credits', 'Learner credit balances: top-ups (idempotent by `reference`), balance and the append-only ledger.'],
+  ['Enrolment', 'Enrol learners in published courses (paid with credits) and record their progress topic by topic.'],
+  ['Certificates', 'Certificates issued on completion: issue, public verification and the PDF download.'],
+  ['Webinars', 'Live webinar rooms: schedule, start, register, join, attendance and end.'],
+  ['Search', 'Natural-language course search with filters understood from the words.'],
+  ['Webhooks', 'Signed webhook subscriptions for the nine event types, their deliveries and redelivery.'],
+  ['Admin', 'Platform operators only (admin keys): partners, keys, production access, courses and certificate revocation.'],
+  ['Pages', 'Generated pages and images the catalogue links to (no envelope, no key).'],
+  ['Health', 'Liveness and readiness probes for orchestrators (no key).'],
+  ['Metrics', 'Prometheus metrics for operators.'],
+];
 
 export function buildOpenApiDocument(app: INestApplication, config: AppConfig): OpenAPIObject {
   const builder = new DocumentBuilder()
@@ -17,20 +37,42 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
       ].join('\n'),
     )
     .setVersion('1.0.0')
-    .addServer(config.publicBaseUrl)
+    // The API is not open source: the licence is the partner agreement, published with these docs.
+    .setLicense('Proprietary (partner agreement)', `${config.publicBaseUrl}/docs`)
+    .addServer(config.publicBaseUrl, 'This instance (PUBLIC_BASE_URL)')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Your partner API key.' }, API_KEY_SCHEME)
     .addSecurityRequirements(API_KEY_SCHEME);
+  for (const [name, description] of TAGS) builder.addTag(name, description);
   const document = SwaggerModule.createDocument(app, builder.build(), { operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` });
-  // Routes marked @Public() need no key: their operations carry an empty security list.
-  for (const item of Object.values(document.paths)) {
-    for (const op of Object.values(item) as Array<Record<string, unknown>>) {
-      if (op && typeof op === 'object' && op['x-public']) {
+  document.components = { ...document.components, responses: { ...document.components?.responses, [INTERNAL_ERROR]: internalErrorResponse() } };
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const op of Object.values(item) as Array<Record<string, any>>) {
+      if (!op || typeof op !== 'object' || !op.responses) continue;
+      // Routes marked @Public() need no key: their operations carry an empty security list.
+      if (op['x-public']) {
         op.security = [];
         delete op['x-public'];
       }
+      // Any /api route can fail unexpectedly (contract section 2): the same 500 envelope everywhere.
+      if (path.startsWith('/api/')) op.responses['500'] ??= { $ref: `#/components/responses/${INTERNAL_ERROR}` };
     }
   }
   return document;
+}
+
+const INTERNAL_ERROR = 'InternalError';
+
+function internalErrorResponse(): ResponseObject {
+  const [, message] = ERROR_CODES.internal_error;
+  return {
+    description: `\`internal_error\`: ${message} Quote the request_id when you contact support.`,
+    content: {
+      'application/json': {
+        schema: { $ref: getSchemaPath(ErrorEnvelopeDto) },
+        example: { status: 'error', error: { code: 'internal_error', message, request_id: 'req_6f1c2b8e4d0a4f2a9b7c1d3e5f708192' } },
+      },
+    },
+  };
 }
 
 export function setupSwagger(app: INestApplication, config: AppConfig): void {

@@ -9,7 +9,11 @@ export class ErrorDetailDto {
   @ApiProperty({ example: 'The request is invalid.' })
   message: string;
 
-  @ApiPropertyOptional({ description: 'Code-specific detail, e.g. [{ field, message }] for validation_failed.', example: [{ field: 'limit', message: 'limit must not be greater than 100' }] })
+  @ApiPropertyOptional({
+    description: 'Code-specific detail: [{ field, message }] for validation_failed, an object such as { required, available } for others.',
+    oneOf: [{ type: 'array', items: { type: 'object' } }, { type: 'object' }],
+    example: [{ field: 'limit', message: 'limit must not be greater than 100' }],
+  })
   details?: unknown;
 
   @ApiProperty({ example: 'req_6f1c2b8e4d0a4f2a9b7c1d3e5f708192' })

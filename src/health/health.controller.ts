@@ -1,5 +1,6 @@
 import { Controller, Get, HttpStatus, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
@@ -28,6 +29,21 @@ async function check(probe: () => Promise<unknown>): Promise<CheckResult> {
   }
 }
 
+const CHECK_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['status'],
+  properties: { status: { type: 'string', enum: ['up', 'down'] }, error: { type: 'string', description: 'Why the check failed (only when down).' } },
+};
+
+const READINESS_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['status', 'checks'],
+  properties: {
+    status: { type: 'string', enum: ['ok', 'error'] },
+    checks: { type: 'object', required: ['postgres', 'redis'], properties: { postgres: CHECK_SCHEMA, redis: CHECK_SCHEMA } },
+  },
+};
+
 @ApiTags('Health')
 @Public()
 @RawResponse()
@@ -40,15 +56,18 @@ export class HealthController {
 
   @Get('live')
   @ApiOperation({ summary: 'Liveness: the process is up' })
-  @ApiOkResponse({ schema: { example: { status: 'ok' } } })
+  @ApiOkResponse({ description: 'The process is up.', schema: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['ok'] } }, example: { status: 'ok' } } })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   @Get('ready')
   @ApiOperation({ summary: 'Readiness: PostgreSQL and Redis answer (503 naming the one that does not, within 2 s)' })
-  @ApiOkResponse({ schema: { example: { status: 'ok', checks: { postgres: { status: 'up' }, redis: { status: 'up' } } } } })
-  @ApiServiceUnavailableResponse({ schema: { example: { status: 'error', checks: { postgres: { status: 'up' }, redis: { status: 'down', error: 'Connection is closed.' } } } } })
+  @ApiOkResponse({ description: 'Both dependencies answer.', schema: { ...READINESS_SCHEMA, example: { status: 'ok', checks: { postgres: { status: 'up' }, redis: { status: 'up' } } } } })
+  @ApiServiceUnavailableResponse({
+    description: 'A dependency does not answer; `checks` names it.',
+    schema: { ...READINESS_SCHEMA, example: { status: 'error', checks: { postgres: { status: 'up' }, redis: { status: 'down', error: 'Connection is closed.' } } } },
+  })
   async ready(@Res({ passthrough: true }) res: Response): Promise<{ status: 'ok' | 'error'; checks: Record<string, CheckResult> }> {
     const [postgres, redis] = await Promise.all([check(() => this.dataSource.query('SELECT 1')), check(() => this.redis.client.ping())]);
     const ok = postgres.status === 'up' && redis.status === 'up';

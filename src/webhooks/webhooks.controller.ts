@@ -4,7 +4,7 @@ import { Auth, AuthContext, CurrentScope } from '../auth/auth-context';
 import { PlanFeature } from '../auth/auth.decorators';
 import type { Scope } from '../common/scope';
 import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
-import { CreateWebhookDto, ListWebhooksQuery, UpdateWebhookDto, WebhookDeletedDto, WebhookDto, WebhookListDto } from './dto/webhook.dto';
+import { CreateWebhookDto, ListWebhooksQuery, UpdateWebhookDto, WebhookCreatedDto, WebhookDeletedDto, WebhookDto, WebhookListDto } from './dto/webhook.dto';
 import { WebhooksService } from './webhooks.service';
 
 @ApiTags('Webhooks')
@@ -18,7 +18,7 @@ export class WebhooksController {
     summary: 'Register a webhook endpoint',
     description: 'Deliveries are signed with `secret` (X-SVC-Signature: sha256=<hex HMAC>). The secret is never returned. Starter plans may use at most 2 distinct event types across active subscriptions.',
   })
-  @ApiSuccess(WebhookDto, { status: 201 })
+  @ApiSuccess(WebhookCreatedDto, { status: 201 })
   @ApiErrors('validation_failed', 'invalid_json', 'plan_limit_exceeded', 'unsupported_media_type', ...KEYED_ERRORS)
   create(@Auth() auth: AuthContext, @Body() dto: CreateWebhookDto) {
     return this.webhooks.create(auth, dto);

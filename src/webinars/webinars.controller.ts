@@ -75,7 +75,8 @@ export class WebinarsController {
     description: "201 with the attendee's personal join_url; registering again is 200 with the same link and no new seat. A registration holds a seat (max_attendees).",
   })
   @WebinarId()
-  @ApiSuccess(AttendanceDto, { status: 201 })
+  @ApiSuccess(AttendanceDto, { status: 201, description: 'Registered: a seat is held.' })
+  @ApiSuccess(AttendanceDto, { status: 200, description: 'Already registered: the same join link, no new seat.' })
   @ApiErrors('validation_failed', 'invalid_json', 'webinar_not_found', 'user_not_found', 'webinar_full', 'webinar_ended', ...KEYED_ERRORS)
   async register(@CurrentScope() scope: Scope, @Param('id') id: string, @Body() dto: UserRefDto, @Res({ passthrough: true }) res: Response): Promise<AttendanceDto> {
     const { created, attendance } = await this.attendance.register(scope, id, dto);

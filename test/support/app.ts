@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/config';
 import { HttpClient } from './http';
+import { openApiResponseCheck } from './openapi-validator';
 
 export interface TestApp {
   app: INestApplication;
@@ -33,7 +34,8 @@ export async function startApp(env: Record<string, string> = {}, logStream?: Nod
     app,
     config,
     baseUrl,
-    http: new HttpClient(baseUrl),
+    // Every response is checked against the served OpenAPI document, so the docs cannot drift from the behaviour.
+    http: new HttpClient(baseUrl, undefined, openApiResponseCheck(baseUrl)),
     db: app.get(DataSource),
     close: () => app.close(),
   };

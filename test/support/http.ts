@@ -13,15 +13,19 @@ export interface RequestOptions {
   key?: string;
 }
 
+/** Sees every response; throwing fails the request (startApp uses it to check responses against the OpenAPI document). */
+export type ResponseHook = (res: { method: string; path: string; status: number; contentType: string | null; body: unknown }) => void | Promise<void>;
+
 /** A thin fetch wrapper over real HTTP, so integration tests exercise the whole stack. */
 export class HttpClient {
   constructor(
     readonly baseUrl: string,
     private readonly defaultKey?: string,
+    private readonly onResponse?: ResponseHook,
   ) {}
 
   withKey(key: string): HttpClient {
-    return new HttpClient(this.baseUrl, key);
+    return new HttpClient(this.baseUrl, key, this.onResponse);
   }
 
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<HttpResult<T>> {
@@ -42,6 +46,7 @@ export class HttpClient {
     } catch {
       // not JSON (a page or a file): keep the text
     }
+    await this.onResponse?.({ method, path, status: res.status, contentType: res.headers.get('content-type'), body: parsed });
     return { status: res.status, headers: res.headers, body: parsed as T, text };
   }
 

@@ -112,13 +112,13 @@ export class CreateCourseDto {
   @Max(5)
   rating?: number;
 
-  @ApiPropertyOptional({ example: null, nullable: true, description: 'null or omitted: the generated thumbnail.' })
+  @ApiPropertyOptional({ type: String, example: null, nullable: true, description: 'null or omitted: the generated thumbnail.' })
   @IsOptional()
   @IsUrl(URL_RULE, { message: 'thumbnail_url must be an http(s) URL' })
   @Length(1, 2048)
   thumbnail_url?: string | null;
 
-  @ApiPropertyOptional({ example: null, nullable: true, description: 'null or omitted: the generated preview page.' })
+  @ApiPropertyOptional({ type: String, example: null, nullable: true, description: 'null or omitted: the generated preview page.' })
   @IsOptional()
   @IsUrl(URL_RULE, { message: 'preview_video_url must be an http(s) URL' })
   @Length(1, 2048)

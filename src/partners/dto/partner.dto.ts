@@ -104,22 +104,22 @@ export class RegistrationDto {
 export class UsageDto {
   @ApiProperty({ example: '2026-11' }) month: string;
   @ApiProperty({ example: 42 }) calls: number;
-  @ApiProperty({ example: 500, nullable: true, description: 'null on unlimited plans' }) limit: number | null;
-  @ApiProperty({ example: 458, nullable: true }) remaining: number | null;
+  @ApiProperty({ type: Number, example: 500, nullable: true, description: 'null on unlimited plans' }) limit: number | null;
+  @ApiProperty({ type: Number, example: 458, nullable: true }) remaining: number | null;
 }
 
 export class PlanDto {
   @ApiProperty({ example: 'starter' }) code: string;
   @ApiProperty({ example: 'Starter (free)' }) name: string;
-  @ApiProperty({ example: 500, nullable: true }) monthly_quota: number | null;
+  @ApiProperty({ type: Number, example: 500, nullable: true }) monthly_quota: number | null;
   @ApiProperty({ example: 5 }) rate_limit_per_second: number;
-  @ApiProperty({ example: 2, nullable: true }) webhook_event_types: number | null;
-  @ApiProperty({ example: 0, nullable: true }) webinar_rooms: number | null;
+  @ApiProperty({ type: Number, example: 2, nullable: true }) webhook_event_types: number | null;
+  @ApiProperty({ type: Number, example: 0, nullable: true }) webinar_rooms: number | null;
   @ApiProperty({ type: [String], example: ['catalogue', 'account', 'webhooks'] }) features: string[];
 }
 
 export class PartnerProfileDto extends PartnerDto {
-  @ApiProperty({ example: 'https://acme.example', nullable: true }) website: string | null;
+  @ApiProperty({ type: String, example: 'https://acme.example', nullable: true }) website: string | null;
   @ApiProperty({ type: PlanDto }) plan_details: PlanDto;
   @ApiProperty({ enum: MODES, example: 'test', description: "The calling key's mode." }) mode: string;
   @ApiProperty({ type: UsageDto }) usage: UsageDto;
@@ -141,8 +141,8 @@ export class AdminAccessRequestDto extends AccessRequestDto {
   @ApiProperty({ example: 17 }) partner_id: number;
   @ApiProperty({ example: 'Acme Learning' }) partner_name: string;
   @ApiProperty({ example: 'We embed courses in our HR product.' }) use_case: string;
-  @ApiProperty({ example: null, nullable: true }) reason: string | null;
-  @ApiProperty({ example: null, nullable: true }) reviewed_at: string | null;
+  @ApiProperty({ type: String, example: null, nullable: true }) reason: string | null;
+  @ApiProperty({ type: String, example: null, nullable: true }) reviewed_at: string | null;
 }
 
 export class AccessRequestListDto {
@@ -161,15 +161,15 @@ export class KeyViewDto {
   @ApiProperty({ example: 'key_4q8ZpX2mT7bN1vC9kR3sLw' }) id: string;
   @ApiProperty({ enum: MODES, example: 'live' }) mode: string;
   @ApiProperty({ enum: ['partner', 'admin'], example: 'partner' }) role: string;
-  @ApiProperty({ example: null, nullable: true }) name: string | null;
+  @ApiProperty({ type: String, example: null, nullable: true }) name: string | null;
   @ApiProperty({ example: 'eck_live_3kT9p' }) key_prefix: string;
   @ApiProperty({ example: '2026-11-22T10:00:00.000Z' }) created_at: string;
-  @ApiProperty({ example: null, nullable: true }) last_used_at: string | null;
-  @ApiProperty({ example: '2026-11-22T11:00:00.000Z', nullable: true }) revoked_at: string | null;
+  @ApiProperty({ type: String, example: null, nullable: true }) last_used_at: string | null;
+  @ApiProperty({ type: String, example: '2026-11-22T11:00:00.000Z', nullable: true }) revoked_at: string | null;
 }
 
 export class AdminPartnerDto extends PartnerDto {
-  @ApiProperty({ example: 'https://acme.example', nullable: true }) website: string | null;
+  @ApiProperty({ type: String, example: 'https://acme.example', nullable: true }) website: string | null;
   @ApiProperty({ type: [String], example: ['https://app.acme.example'] }) allowed_origins: string[];
   @ApiProperty({ example: '2026-11-22T10:00:00.000Z' }) created_at: string;
   @ApiProperty({ type: [KeyViewDto] }) keys: KeyViewDto[];

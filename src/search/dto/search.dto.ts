@@ -43,7 +43,7 @@ export class InterpretedDto {
   @ApiProperty({ example: 'python', description: 'The words left to rank once the filters are taken out (after spelling corrections).' })
   text: string;
 
-  @ApiPropertyOptional({ example: { pyhton: 'python' }, description: 'Misspelt words and the catalogue word used instead.' })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { pyhton: 'python' }, description: 'Misspelt words and the catalogue word used instead.' })
   corrections?: Record<string, string>;
 }
 

@@ -16,19 +16,19 @@ export class DeliveryDto {
   @ApiProperty({ example: 1 })
   attempts: number;
 
-  @ApiProperty({ example: 200, nullable: true })
+  @ApiProperty({ type: Number, example: 200, nullable: true })
   last_status_code: number | null;
 
-  @ApiProperty({ example: null, nullable: true })
+  @ApiProperty({ type: String, example: null, nullable: true })
   last_error: string | null;
 
   @ApiProperty({ example: '2025-11-22T10:00:00.000Z' })
   created_at: string;
 
-  @ApiProperty({ example: '2025-11-22T10:00:00.412Z', nullable: true })
+  @ApiProperty({ type: String, example: '2025-11-22T10:00:00.412Z', nullable: true })
   delivered_at: string | null;
 
-  @ApiProperty({ example: null, nullable: true })
+  @ApiProperty({ type: String, example: null, nullable: true })
   next_attempt_at: string | null;
 }
 

@@ -55,7 +55,8 @@ export class UpdateWebhookDto {
 
 export class ListWebhooksQuery extends PageQuery {}
 
-export class WebhookDto {
+/** What registration answers (contract section 11): the secret is never echoed. */
+export class WebhookCreatedDto {
   @ApiProperty({ example: 'whk_4f9TzQe1LmN8pR2sV6xY0a' })
   id: string;
 
@@ -68,11 +69,13 @@ export class WebhookDto {
   @ApiProperty({ enum: ['active', 'disabled'], example: 'active' })
   status: string;
 
-  @ApiPropertyOptional({ example: null, nullable: true, description: 'Why the platform disabled it (e.g. the endpoint answered 410).' })
-  disabled_reason: string | null;
-
   @ApiProperty({ example: '2025-11-22T10:00:00.000Z' })
   created_at: string;
+}
+
+export class WebhookDto extends WebhookCreatedDto {
+  @ApiProperty({ type: String, example: null, nullable: true, description: 'Why the platform disabled it (e.g. the endpoint answered 410).' })
+  disabled_reason: string | null;
 
   @ApiProperty({ example: '2025-11-22T10:00:00.000Z' })
   updated_at: string;
