@@ -4,7 +4,10 @@ import type { NextFunction, Request, Response } from 'express';
 import { NestFactory, Reflector } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
+import { ADMIN_QUEUES_PATH, AdminQueuesBoard } from './admin-queues/admin-queues.board';
 import { AppModule } from './app.module';
+import { answerClientErrorsWithEnvelope } from './common/client-error';
+import { DrainingExpressAdapter } from './common/draining-express-adapter';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { AllExceptionsFilter } from './common/http-exception.filter';
 import { createValidationPipe } from './common/validation';
@@ -30,11 +33,12 @@ export interface CreateAppOptions {
 
 /** Builds the HTTP application exactly as production runs it; tests and the benchmark use the same function. */
 export async function createApp(config: AppConfig, options: CreateAppOptions = { worker: config.runWorker }): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.register({ api: true, worker: options.worker, logStream: options.logStream }), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.register({ api: true, worker: options.worker, logStream: options.logStream }), new DrainingExpressAdapter(), {
     bodyParser: false,
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));
+  answerClientErrorsWithEnvelope(app.getHttpServer());
   app.disable('x-powered-by');
   app.set('trust proxy', process.env.TRUST_PROXY === 'true');
   app.set('etag', false);
@@ -55,6 +59,9 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   });
   // Server-to-server calls carry no Origin: they skip CORS entirely (the allowlist itself is checked by the guard).
   app.use((req: Request, res: Response, next: NextFunction) => (req.headers.origin ? corsHandler(req, res, next) : next()));
+  // Bull Board for operators: Basic auth with an admin key as the password (see AdminBasicAuth).
+  app.use(ADMIN_QUEUES_PATH, ...app.get(AdminQueuesBoard).handlers());
+  // SIGTERM/SIGINT: DrainingExpressAdapter finishes requests in flight (bounded) before modules and pools close.
   app.enableShutdownHooks();
   setupSwagger(app, config);
   return app;

@@ -3,6 +3,7 @@ import { EventEmitterModule } from '@nestjs/event-emitter';
 import { LoggerModule } from 'nestjs-pino';
 import { jsonBody } from './common/json-body.middleware';
 import { loadConfigOrExit } from './config/config';
+import { AdminQueuesModule } from './admin-queues/admin-queues.module';
 import { AuthModule } from './auth/auth.module';
 import { AppConfigModule } from './config/config.module';
 import { PartnersModule } from './partners/partners.module';
@@ -54,7 +55,7 @@ export class AppModule implements NestModule {
   static register(options: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [LoggerModule.forRoot(loggerParams(loadConfigOrExit(), options.logStream)), ...CORE, ...FEATURES, ...(options.worker ? (WORKERS ?? []) : [])],
+      imports: [LoggerModule.forRoot(loggerParams(loadConfigOrExit(), options.logStream)), ...CORE, ...FEATURES, ...(options.api ? [AdminQueuesModule] : []), ...(options.worker ? (WORKERS ?? []) : [])],
     };
   }
 

@@ -1,0 +1,52 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import type { RequestHandler } from 'express';
+import Redis from 'ioredis';
+import { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
+import { SEARCH_EMBEDDINGS_QUEUE } from '../search/embed-pending-courses.job';
+import { queuePrefix, WEBHOOK_QUEUE } from '../webhooks/webhook-queue';
+import { AdminBasicAuth } from './admin-basic-auth';
+
+/** Where the dashboard is served (outside the /api prefix: it is a page, not a partner endpoint). */
+export const ADMIN_QUEUES_PATH = '/admin/queues';
+
+/**
+ * The Bull Board dashboard over the webhook delivery and search embedding queues, for platform operators.
+ * It reads the queues through its own lazily connected Redis client, so an API that never serves the page
+ * holds no extra connection, and Redis being down only breaks the page.
+ */
+@Injectable()
+export class AdminQueuesBoard implements OnApplicationShutdown {
+  private readonly connection: Redis;
+  private readonly queues: Queue[];
+  private readonly serverAdapter = new ExpressAdapter();
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly auth: AdminBasicAuth,
+  ) {
+    this.connection = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000 });
+    this.connection.on('error', () => undefined);
+    this.queues = [WEBHOOK_QUEUE, SEARCH_EMBEDDINGS_QUEUE].map((name) => {
+      const queue = new Queue(name, { connection: this.connection, prefix: queuePrefix(config) });
+      queue.on('error', () => undefined);
+      return queue;
+    });
+    this.serverAdapter.setBasePath(ADMIN_QUEUES_PATH);
+    createBullBoard({ queues: this.queues.map((q) => new BullMQAdapter(q)), serverAdapter: this.serverAdapter, options: { uiConfig: { boardTitle: 'Partner API queues' } } });
+  }
+
+  /** Admin authentication first, then the dashboard's own router (pages, static assets and its JSON API). */
+  handlers(): RequestHandler[] {
+    return [this.auth.middleware(), this.serverAdapter.getRouter() as RequestHandler];
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all(this.queues.map((q) => q.close().catch(() => undefined)));
+    this.connection.disconnect();
+  }
+}

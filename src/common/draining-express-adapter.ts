@@ -1,0 +1,53 @@
+import { ExpressAdapter } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
+import type { Server } from 'node:http';
+
+/** How long in-flight requests get to finish once shutdown starts; stragglers are then cut. */
+export const DRAIN_TIMEOUT_MS = 10_000;
+const POLL_MS = 50;
+
+/**
+ * The Express adapter with a graceful stop. Nest calls `beforeClose()` before any module is destroyed, so draining
+ * there lets every request in flight finish against live database and Redis pools: the listener closes (new
+ * connections are refused), idle keep-alive sockets are closed, busy ones answer with `Connection: close`, and the
+ * wait is bounded by DRAIN_TIMEOUT_MS. Only then do modules (queue workers, pools) shut down.
+ */
+export class DrainingExpressAdapter extends ExpressAdapter {
+  private inFlight = 0;
+  private draining = false;
+
+  constructor(private readonly drainTimeoutMs = DRAIN_TIMEOUT_MS) {
+    super();
+    this.instance.use((req: Request, res: Response, next: NextFunction) => {
+      this.inFlight++;
+      res.once('close', () => this.inFlight--);
+      if (this.draining) res.setHeader('Connection', 'close');
+      next();
+    });
+  }
+
+  override async beforeClose(): Promise<void> {
+    super.beforeClose();
+    if (this.draining) return;
+    this.draining = true;
+    const server = this.getHttpServer() as Server | undefined;
+    if (!server?.listening) return;
+    server.close(); // stop accepting; the callback would only fire once every socket is gone
+    const deadline = Date.now() + this.drainTimeoutMs;
+    while (this.inFlight > 0 && Date.now() < deadline) {
+      server.closeIdleConnections(); // a keep-alive socket between two requests must not hold the process open
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+    server.closeIdleConnections();
+    if (this.inFlight > 0) server.closeAllConnections();
+  }
+
+  override close(): Promise<void> | undefined {
+    const server = this.getHttpServer() as Server | undefined;
+    if (!server?.listening) {
+      server?.closeAllConnections();
+      return undefined;
+    }
+    return super.close() as Promise<void> | undefined;
+  }
+}
