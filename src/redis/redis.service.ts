@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import Redis, { RedisOptions } from 'ioredis';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
@@ -22,7 +22,7 @@ export function requestPathRedisOptions(): RedisOptions {
  * Every key goes through `key()` so deployments and test runs sharing a Redis never collide.
  */
 @Injectable()
-export class RedisService implements OnApplicationShutdown {
+export class RedisService implements OnModuleInit, OnApplicationShutdown {
   readonly client: Redis;
   private subscriber?: Redis;
   private readonly handlers = new Map<string, Set<(message: string) => void>>();
@@ -30,6 +30,14 @@ export class RedisService implements OnApplicationShutdown {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.client = new Redis(config.redisUrl, requestPathRedisOptions());
     this.client.on('error', () => undefined); // surfaced per command; readiness reports it
+  }
+
+  /**
+   * With the offline queue off, a command sent before the connection is ready fails: start-up waits for it, so
+   * the first requests after boot do not get 503. If Redis is down the app still starts and readiness says so.
+   */
+  async onModuleInit(): Promise<void> {
+    await this.ready().catch((e: Error) => new Logger(RedisService.name).warn(e.message));
   }
 
   key(...parts: Array<string | number>): string {
