@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Browser, chromium, Page } from 'playwright-core';
 import { startApp, TestApp } from '../support/app';
@@ -8,7 +9,8 @@ import { createUser, createWebinar, webinarEvents } from '../integration/webinar
 jest.setTimeout(120_000);
 
 const PUBLIC_BASE = 'http://localhost:3999';
-const SCREENSHOTS = join(__dirname, '..', '..', 'docs', 'screenshots');
+// The README's pictures are refreshed with UPDATE_SCREENSHOTS=1; ordinary runs keep the work tree clean.
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs', 'screenshots') : mkdtempSync(join(tmpdir(), 'screenshots-'));
 
 let t: TestApp;
 let p: CreatedPartner;
