@@ -177,7 +177,7 @@ async function main() {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   process.stderr.write(`scratch database ${dbName}\n`);
-  service = spawn(process.execPath, [MAIN], { cwd: ROOT, env: serviceEnv(port), stdio: ['ignore', 'ignore', 'inherit'] });
+  service = spawn(process.execPath, [...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(" ") : []), MAIN], { cwd: ROOT, env: serviceEnv(port), stdio: ['ignore', 'ignore', 'inherit'] });
   await waitFor(`${url}/health/ready`, service);
   const partner = await cli(['partner', 'create', '--name', 'Bench', '--email', 'bench@example.com', '--plan', 'enterprise'], serviceEnv(port));
   // The enterprise limit (500 req/s per key) would throttle the run; raised in this scratch database only.
