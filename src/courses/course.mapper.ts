@@ -53,3 +53,26 @@ export function toCourseDetail(course: Course, tutor: Tutor, topics: Topic[], ur
     preview: { video_url: urls.preview(course), topic_ids: ordered.filter((t) => t.isPreview).map((t) => t.id) },
   };
 }
+
+/** The columns a course list item needs, for raw SQL over `courses c JOIN tutors t` (catalogue list, search). */
+export const COURSE_LIST_COLUMNS = `c.id, c.title, c.category, c.level, c.duration_minutes, c.rating, c.enrolled, c.credit_cost, c.thumbnail_url,
+              t.id AS tutor_id, t.name AS tutor_name, t.avatar_url AS tutor_avatar_url`;
+
+/** A row selected with COURSE_LIST_COLUMNS, as a course list item. */
+export function rowToCourseListItem(r: Record<string, any>, urls: CourseUrls): CourseListItemDto {
+  return toCourseListItem(
+    {
+      id: r.id,
+      title: r.title,
+      category: r.category,
+      level: r.level,
+      durationMinutes: r.duration_minutes,
+      rating: Number(r.rating),
+      enrolled: r.enrolled,
+      creditCost: r.credit_cost,
+      thumbnailUrl: r.thumbnail_url,
+    } as Course,
+    { id: r.tutor_id, name: r.tutor_name, avatarUrl: r.tutor_avatar_url } as Tutor,
+    urls,
+  );
+}

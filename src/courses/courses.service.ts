@@ -7,7 +7,7 @@ import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { CatalogueCache } from './catalogue-cache';
 import { Course } from './course.entity';
-import { CourseUrls, toCourseDetail, toCourseListItem } from './course.mapper';
+import { COURSE_LIST_COLUMNS, CourseUrls, rowToCourseListItem, toCourseDetail } from './course.mapper';
 import { CourseDetailDto, CourseListDto } from './dto/course.dto';
 import { CourseSort, ListCoursesQuery } from './dto/list-courses.query';
 import { Topic } from './topic.entity';
@@ -95,9 +95,7 @@ export class CoursesService {
     const whereSql = where.join(' AND ');
     params.push(query.limit, offsetOf(query));
     const rows: Array<Record<string, unknown>> = await this.dataSource.query(
-      `SELECT c.id, c.title, c.category, c.level, c.duration_minutes, c.rating, c.enrolled, c.credit_cost, c.thumbnail_url,
-              t.id AS tutor_id, t.name AS tutor_name, t.avatar_url AS tutor_avatar_url,
-              count(*) OVER () AS total
+      `SELECT ${COURSE_LIST_COLUMNS}, count(*) OVER () AS total
          FROM courses c JOIN tutors t ON t.id = c.tutor_id
         WHERE ${whereSql}
         ORDER BY ${ORDER[query.sort]}
@@ -109,23 +107,7 @@ export class CoursesService {
       const [{ count }] = await this.dataSource.query(`SELECT count(*)::int AS count FROM courses c WHERE ${whereSql}`, params.slice(0, -2));
       total = count;
     }
-    const courses = rows.map((r) =>
-      toCourseListItem(
-        {
-          id: r.id,
-          title: r.title,
-          category: r.category,
-          level: r.level,
-          durationMinutes: r.duration_minutes,
-          rating: Number(r.rating),
-          enrolled: r.enrolled,
-          creditCost: r.credit_cost,
-          thumbnailUrl: r.thumbnail_url,
-        } as Course,
-        { id: r.tutor_id, name: r.tutor_name, avatarUrl: r.tutor_avatar_url } as Tutor,
-        this.urls,
-      ),
-    );
+    const courses = rows.map((r) => rowToCourseListItem(r, this.urls));
     return pageOf('courses', courses, total, query);
   }
 }

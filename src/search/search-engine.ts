@@ -1,7 +1,5 @@
 import { DataSource } from 'typeorm';
-import { Course } from '../courses/course.entity';
-import { CourseUrls, toCourseListItem } from '../courses/course.mapper';
-import { Tutor } from '../courses/tutor.entity';
+import { COURSE_LIST_COLUMNS, CourseUrls, rowToCourseListItem } from '../courses/course.mapper';
 import { InterpretedDto, SearchResponseDto, SearchResultDto } from './dto/search.dto';
 import { LexicalSearch, RankedHit } from './lexical-search';
 import { buildConcepts, extractFilters, SearchFilters } from './query-parser';
@@ -88,8 +86,7 @@ export class SearchEngine {
   private async hydrate(hits: RankedHit[]): Promise<SearchResultDto[]> {
     if (!hits.length) return [];
     const rows: Array<Record<string, any>> = await this.db.query(
-      `SELECT c.id, c.title, c.category, c.level, c.duration_minutes, c.rating, c.enrolled, c.credit_cost, c.thumbnail_url,
-              t.id AS tutor_id, t.name AS tutor_name, t.avatar_url AS tutor_avatar_url
+      `SELECT ${COURSE_LIST_COLUMNS}
          FROM courses c JOIN tutors t ON t.id = c.tutor_id
         WHERE c.id = ANY($1) AND c.published`,
       [hits.map((h) => h.id)],
@@ -98,19 +95,7 @@ export class SearchEngine {
     return hits.flatMap((h) => {
       const r = byId.get(h.id);
       if (!r) return [];
-      const course = {
-        id: r.id,
-        title: r.title,
-        category: r.category,
-        level: r.level,
-        durationMinutes: r.duration_minutes,
-        rating: Number(r.rating),
-        enrolled: r.enrolled,
-        creditCost: r.credit_cost,
-        thumbnailUrl: r.thumbnail_url,
-      } as Course;
-      const tutor = { id: r.tutor_id, name: r.tutor_name, avatarUrl: r.tutor_avatar_url } as Tutor;
-      return [{ ...toCourseListItem(course, tutor, this.urls), score: Math.round(h.score * 10_000) / 10_000 }];
+      return [{ ...rowToCourseListItem(r, this.urls), score: Math.round(h.score * 10_000) / 10_000 }];
     });
   }
 }
