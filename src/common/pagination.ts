@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
 
@@ -17,6 +17,18 @@ export class PageQuery {
   @Min(1)
   @Max(100)
   limit: number = 20;
+}
+
+/** `total`, `page` and `pages` of every paginated response; each list DTO extends it and adds its items. */
+export class PageMetaDto {
+  @ApiProperty({ example: 1, description: 'Items in all pages.' })
+  total: number;
+
+  @ApiProperty({ example: 1 })
+  page: number;
+
+  @ApiProperty({ example: 1, description: 'Number of pages; a page past the end is an empty list.' })
+  pages: number;
 }
 
 export function pageOf<K extends string, T>(

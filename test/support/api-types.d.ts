@@ -1100,13 +1100,19 @@ export interface components {
             reviewed_at: string | null;
         };
         AccessRequestListDto: {
-            requests: components["schemas"]["AdminAccessRequestDto"][];
-            /** @example 1 */
+            /**
+             * @description Items in all pages.
+             * @example 1
+             */
             total: number;
             /** @example 1 */
             page: number;
-            /** @example 1 */
+            /**
+             * @description Number of pages; a page past the end is an empty list.
+             * @example 1
+             */
             pages: number;
+            requests: components["schemas"]["AdminAccessRequestDto"][];
         };
         ApprovalDto: {
             request: components["schemas"]["AdminAccessRequestDto"];
@@ -1235,13 +1241,19 @@ export interface components {
             tutor: components["schemas"]["TutorSummaryDto"];
         };
         CourseListDto: {
-            courses: components["schemas"]["CourseListItemDto"][];
-            /** @example 1975 */
+            /**
+             * @description Items in all pages.
+             * @example 1
+             */
             total: number;
             /** @example 1 */
             page: number;
-            /** @example 99 */
+            /**
+             * @description Number of pages; a page past the end is an empty list.
+             * @example 1
+             */
             pages: number;
+            courses: components["schemas"]["CourseListItemDto"][];
         };
         TopicDto: {
             /** @example 311 */
@@ -1479,13 +1491,19 @@ export interface components {
             email: string;
         };
         UserListDto: {
-            users: components["schemas"]["UserDto"][];
-            /** @example 1 */
+            /**
+             * @description Items in all pages.
+             * @example 1
+             */
             total: number;
             /** @example 1 */
             page: number;
-            /** @example 1 */
+            /**
+             * @description Number of pages; a page past the end is an empty list.
+             * @example 1
+             */
             pages: number;
+            users: components["schemas"]["UserDto"][];
         };
         TopUpResultDto: {
             /** @example txn_4fT9kLmQ2xYz8RbN1cVw0a */
@@ -1558,13 +1576,19 @@ export interface components {
             created_at: string;
         };
         CreditTransactionListDto: {
-            transactions: components["schemas"]["CreditTransactionDto"][];
-            /** @example 2 */
+            /**
+             * @description Items in all pages.
+             * @example 1
+             */
             total: number;
             /** @example 1 */
             page: number;
-            /** @example 1 */
+            /**
+             * @description Number of pages; a page past the end is an empty list.
+             * @example 1
+             */
             pages: number;
+            transactions: components["schemas"]["CreditTransactionDto"][];
         };
         EnrollResultDto: {
             /** @example 9001 */
@@ -1653,13 +1677,19 @@ export interface components {
             certificate_id: string | null;
         };
         EnrollmentListDto: {
-            enrollments: components["schemas"]["EnrollmentDto"][];
-            /** @example 1 */
+            /**
+             * @description Items in all pages.
+             * @example 1
+             */
             total: number;
             /** @example 1 */
             page: number;
-            /** @example 1 */
+            /**
+             * @description Number of pages; a page past the end is an empty list.
+             * @example 1
+             */
             pages: number;
+            enrollments: components["schemas"]["EnrollmentDto"][];
         };
         ProgressResultDto: {
             /** @example 9001 */
@@ -1878,13 +1908,19 @@ export interface components {
             updated_at: string;
         };
         WebhookListDto: {
-            webhooks: components["schemas"]["WebhookDto"][];
-            /** @example 1 */
+            /**
+             * @description Items in all pages.
+             * @example 1
+             */
             total: number;
             /** @example 1 */
             page: number;
-            /** @example 1 */
+            /**
+             * @description Number of pages; a page past the end is an empty list.
+             * @example 1
+             */
             pages: number;
+            webhooks: components["schemas"]["WebhookDto"][];
         };
         UpdateWebhookDto: {
             /** @example https://partner.example.com/hooks/v2 */
@@ -1937,13 +1973,19 @@ export interface components {
             next_attempt_at: string | null;
         };
         DeliveryListDto: {
-            deliveries: components["schemas"]["DeliveryDto"][];
-            /** @example 1 */
+            /**
+             * @description Items in all pages.
+             * @example 1
+             */
             total: number;
             /** @example 1 */
             page: number;
-            /** @example 1 */
+            /**
+             * @description Number of pages; a page past the end is an empty list.
+             * @example 1
+             */
             pages: number;
+            deliveries: components["schemas"]["DeliveryDto"][];
         };
         CreatedWebinarDto: {
             /** @example wbn_4fJ9kQ2xT7mN1pR8sV3wYz */
@@ -2038,13 +2080,19 @@ export interface components {
             embed_url: string;
         };
         PublicWebinarListDto: {
-            webinars: components["schemas"]["PublicWebinarDto"][];
-            /** @example 1 */
+            /**
+             * @description Items in all pages.
+             * @example 1
+             */
             total: number;
             /** @example 1 */
             page: number;
-            /** @example 1 */
+            /**
+             * @description Number of pages; a page past the end is an empty list.
+             * @example 1
+             */
             pages: number;
+            webinars: components["schemas"]["PublicWebinarDto"][];
         };
         WebinarDto: {
             /** @example wbn_4fJ9kQ2xT7mN1pR8sV3wYz */
@@ -2083,13 +2131,19 @@ export interface components {
             created_at: string;
         };
         WebinarListDto: {
-            webinars: components["schemas"]["WebinarDto"][];
-            /** @example 1 */
+            /**
+             * @description Items in all pages.
+             * @example 1
+             */
             total: number;
             /** @example 1 */
             page: number;
-            /** @example 1 */
+            /**
+             * @description Number of pages; a page past the end is an empty list.
+             * @example 1
+             */
             pages: number;
+            webinars: components["schemas"]["WebinarDto"][];
         };
         AttendanceDto: {
             /** @example 501 */
@@ -2152,15 +2206,21 @@ export interface components {
             joined_at: string | null;
         };
         AttendeeListDto: {
-            /** @example wbn_4fJ9kQ2xT7mN1pR8sV3wYz */
-            webinar_id: string;
-            attendees: components["schemas"]["AttendeeDto"][];
-            /** @example 1 */
+            /**
+             * @description Items in all pages.
+             * @example 1
+             */
             total: number;
             /** @example 1 */
             page: number;
-            /** @example 1 */
+            /**
+             * @description Number of pages; a page past the end is an empty list.
+             * @example 1
+             */
             pages: number;
+            /** @example wbn_4fJ9kQ2xT7mN1pR8sV3wYz */
+            webinar_id: string;
+            attendees: components["schemas"]["AttendeeDto"][];
         };
         EndedWebinarDto: {
             /** @example wbn_4fJ9kQ2xT7mN1pR8sV3wYz */

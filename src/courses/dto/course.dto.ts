@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { LEVELS } from '../course.entity';
+import { PageMetaDto } from '../../common/pagination';
 
 export class TutorSummaryDto {
   @ApiProperty({ example: 'Andrew Ng' })
@@ -41,18 +42,9 @@ export class CourseListItemDto {
   tutor: TutorSummaryDto;
 }
 
-export class CourseListDto {
+export class CourseListDto extends PageMetaDto {
   @ApiProperty({ type: [CourseListItemDto] })
   courses: CourseListItemDto[];
-
-  @ApiProperty({ example: 1975 })
-  total: number;
-
-  @ApiProperty({ example: 1 })
-  page: number;
-
-  @ApiProperty({ example: 99 })
-  pages: number;
 }
 
 export class TopicDto {

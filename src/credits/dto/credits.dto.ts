@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { PageMetaDto } from '../../common/pagination';
 
 export class TopUpDto {
   @ApiProperty({ example: 501, description: 'The learner to credit (one of yours, in this mode).' })
@@ -59,9 +60,6 @@ export class CreditTransactionDto {
   @ApiProperty({ example: '2026-11-22T10:05:00.000Z' }) created_at: string;
 }
 
-export class CreditTransactionListDto {
+export class CreditTransactionListDto extends PageMetaDto {
   @ApiProperty({ type: [CreditTransactionDto] }) transactions: CreditTransactionDto[];
-  @ApiProperty({ example: 2 }) total: number;
-  @ApiProperty({ example: 1 }) page: number;
-  @ApiProperty({ example: 1 }) pages: number;
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { UserRefDto } from '../../users/dto/user.dto';
+import { PageMetaDto } from '../../common/pagination';
 
 export class EnrollDto extends UserRefDto {
   @ApiProperty({ example: 12, description: 'A published course.' })
@@ -43,11 +44,8 @@ export class EnrollmentDto {
   @ApiProperty({ example: null, nullable: true, type: String }) certificate_id: string | null;
 }
 
-export class EnrollmentListDto {
+export class EnrollmentListDto extends PageMetaDto {
   @ApiProperty({ type: [EnrollmentDto] }) enrollments: EnrollmentDto[];
-  @ApiProperty({ example: 1 }) total: number;
-  @ApiProperty({ example: 1 }) page: number;
-  @ApiProperty({ example: 1 }) pages: number;
 }
 
 export class ProgressDto {

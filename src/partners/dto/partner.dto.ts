@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsEmail, IsIn, IsOptional, IsString, IsUrl, Length, Matches } from 'class-validator';
 import { MODES } from '../../common/scope';
-import { PageQuery } from '../../common/pagination';
+import { PageQuery, PageMetaDto } from '../../common/pagination';
 import { PLAN_CODES } from '../plan.entity';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -145,11 +145,8 @@ export class AdminAccessRequestDto extends AccessRequestDto {
   @ApiProperty({ type: String, example: null, nullable: true }) reviewed_at: string | null;
 }
 
-export class AccessRequestListDto {
+export class AccessRequestListDto extends PageMetaDto {
   @ApiProperty({ type: [AdminAccessRequestDto] }) requests: AdminAccessRequestDto[];
-  @ApiProperty({ example: 1 }) total: number;
-  @ApiProperty({ example: 1 }) page: number;
-  @ApiProperty({ example: 1 }) pages: number;
 }
 
 export class ApprovalDto {

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsInt, IsNotEmpty, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
-import { PageQuery } from '../../common/pagination';
+import { PageQuery, PageMetaDto } from '../../common/pagination';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
@@ -58,9 +58,6 @@ export class UserDto {
   @ApiProperty({ example: '2026-11-22T10:00:00.000Z' }) created_at: string;
 }
 
-export class UserListDto {
+export class UserListDto extends PageMetaDto {
   @ApiProperty({ type: [UserDto] }) users: UserDto[];
-  @ApiProperty({ example: 1 }) total: number;
-  @ApiProperty({ example: 1 }) page: number;
-  @ApiProperty({ example: 1 }) pages: number;
 }

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { PageQuery } from '../../common/pagination';
+import { PageQuery, PageMetaDto } from '../../common/pagination';
 
 export class ListDeliveriesQuery extends PageQuery {}
 
@@ -32,16 +32,7 @@ export class DeliveryDto {
   next_attempt_at: string | null;
 }
 
-export class DeliveryListDto {
+export class DeliveryListDto extends PageMetaDto {
   @ApiProperty({ type: [DeliveryDto] })
   deliveries: DeliveryDto[];
-
-  @ApiProperty({ example: 1 })
-  total: number;
-
-  @ApiProperty({ example: 1 })
-  page: number;
-
-  @ApiProperty({ example: 1 })
-  pages: number;
 }

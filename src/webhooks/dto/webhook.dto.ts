@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
-import { PageQuery } from '../../common/pagination';
+import { PageQuery, PageMetaDto } from '../../common/pagination';
 import { PUBLIC_EVENT_TYPES, PublicEventType } from '../../events/event-map';
 
 const EVENTS_MESSAGE = `each value in events must be one of: ${PUBLIC_EVENT_TYPES.join(', ')}`;
@@ -81,18 +81,9 @@ export class WebhookDto extends WebhookCreatedDto {
   updated_at: string;
 }
 
-export class WebhookListDto {
+export class WebhookListDto extends PageMetaDto {
   @ApiProperty({ type: [WebhookDto] })
   webhooks: WebhookDto[];
-
-  @ApiProperty({ example: 1 })
-  total: number;
-
-  @ApiProperty({ example: 1 })
-  page: number;
-
-  @ApiProperty({ example: 1 })
-  pages: number;
 }
 
 export class WebhookDeletedDto {

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { PageQuery } from '../../common/pagination';
+import { PageQuery, PageMetaDto } from '../../common/pagination';
 
 const ID = 'wbn_4fJ9kQ2xT7mN1pR8sV3wYz';
 
@@ -20,12 +20,9 @@ export class AttendanceDto extends AttendeeDto {
   join_url: string;
 }
 
-export class AttendeeListDto {
+export class AttendeeListDto extends PageMetaDto {
   @ApiProperty({ example: ID }) webinar_id: string;
   @ApiProperty({ type: [AttendeeDto] }) attendees: AttendeeDto[];
-  @ApiProperty({ example: 1 }) total: number;
-  @ApiProperty({ example: 1 }) page: number;
-  @ApiProperty({ example: 1 }) pages: number;
 }
 
 export class ListAttendeesQuery extends PageQuery {}

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { WEBINAR_STATUSES, WebinarStatus } from '../webinar.entity';
+import { PageMetaDto } from '../../common/pagination';
 
 const ID = 'wbn_4fJ9kQ2xT7mN1pR8sV3wYz';
 const BASE = 'https://api.example.com';
@@ -28,11 +29,8 @@ export class CreatedWebinarDto extends WebinarDto {
   host_join_url: string;
 }
 
-export class WebinarListDto {
+export class WebinarListDto extends PageMetaDto {
   @ApiProperty({ type: [WebinarDto] }) webinars: WebinarDto[];
-  @ApiProperty({ example: 1 }) total: number;
-  @ApiProperty({ example: 1 }) page: number;
-  @ApiProperty({ example: 1 }) pages: number;
 }
 
 export class PublicWebinarDto {
@@ -46,11 +44,8 @@ export class PublicWebinarDto {
   @ApiProperty({ example: `${BASE}/live/embed/${ID}` }) embed_url: string;
 }
 
-export class PublicWebinarListDto {
+export class PublicWebinarListDto extends PageMetaDto {
   @ApiProperty({ type: [PublicWebinarDto] }) webinars: PublicWebinarDto[];
-  @ApiProperty({ example: 1 }) total: number;
-  @ApiProperty({ example: 1 }) page: number;
-  @ApiProperty({ example: 1 }) pages: number;
 }
 
 export class EndedWebinarDto {
