@@ -15,105 +15,17 @@
  * BENCH_REDIS_URL (default redis://127.0.0.1:6379/0), BENCH_DURATION seconds per run (10), BENCH_ROUNDS (3),
  * BENCH_CONNECTIONS (50), BENCH_LOG_LEVEL of the service (info: request logs on, as in production, written to /dev/null).
  */
-const { spawn, execFile } = require('node:child_process');
-const { randomBytes } = require('node:crypto');
 const { existsSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
-const net = require('node:net');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const autocannon = require('autocannon');
-const { Client } = require('pg');
-const Redis = require('ioredis');
+const { CLI, cli, dbName, freePort, MAIN, runBench, serviceEnv, sql, start, waitFor } = require('./lib');
 
-const ROOT = join(__dirname, '..');
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
-const CLI = join(ROOT, 'dist', 'src', 'cli.js');
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const PATH = '/api/courses?limit=20';
-
-const run = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-const adminUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-const dbName = `partner_api_bench_${run}`;
-const databaseUrl = Object.assign(new URL(adminUrl), { pathname: `/${dbName}` }).toString();
-const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
-const redisPrefix = `pa-bench-${run}`;
-const children = [];
 const tmp = mkdtempSync(join(tmpdir(), 'pa-bench-'));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
-
-function serviceEnv(port, extra = {}) {
-  return {
-    ...process.env,
-    NODE_ENV: 'development',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: redisUrl,
-    REDIS_PREFIX: redisPrefix,
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-    RUN_WORKER: 'false',
-    AUTO_MIGRATE: 'true',
-    LOAD_DEMO_CATALOGUE: 'true',
-    BENCH_DISABLE_AUTH: 'false',
-    ...extra,
-  };
-}
-
-function start(name, script, env) {
-  const child = spawn(process.execPath, [script], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  child.on('exit', (code) => {
-    if (code && !child.stopping) process.stderr.write(`${name} exited with ${code}: ${stderr.slice(-2000)}\n`);
-  });
-  children.push(child);
-  return child;
-}
-
-async function waitFor(url, child, timeoutMs = 120_000) {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`process for ${url} exited before it was ready`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${url} not ready within ${timeoutMs} ms`);
-}
-
-function cli(args, env) {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CLI, ...args], { cwd: ROOT, env }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`cli ${args.join(' ')} failed: ${stderr || err.message}`));
-      resolve(JSON.parse(stdout.trim().split('\n').pop()));
-    });
-  });
-}
-
-async function sql(text, params = []) {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return await client.query(text, params);
-  } finally {
-    await client.end();
-  }
-}
 
 function measure(url, headers, duration = DURATION) {
   return new Promise((resolve, reject) => {
@@ -133,13 +45,13 @@ async function main() {
   }
   const [keyedPort, openPort, barePort] = [await freePort(), await freePort(), await freePort()];
   process.stderr.write(`scratch database ${dbName}; loading the demo catalogue…\n`);
-  const keyed = start('keyed service', MAIN, serviceEnv(keyedPort));
+  const keyed = start('keyed service', MAIN, serviceEnv(keyedPort, { LOAD_DEMO_CATALOGUE: 'true' }));
   await waitFor(`http://127.0.0.1:${keyedPort}/health/ready`, keyed);
 
   const partner = await cli(['partner', 'create', '--name', 'Bench', '--email', 'bench@example.com', '--plan', 'enterprise'], serviceEnv(keyedPort));
   // The enterprise limit (500 req/s per key) would throttle autocannon; raised in this scratch database only.
   await sql(`UPDATE plans SET rate_limit_per_second = 1000000 WHERE code = 'enterprise'`);
-  const { rows } = await sql('SELECT count(*)::int AS n FROM courses WHERE published');
+  const rows = await sql('SELECT count(*)::int AS n FROM courses WHERE published');
 
   const open = start('unguarded service', MAIN, serviceEnv(openPort, { AUTO_MIGRATE: 'false', LOAD_DEMO_CATALOGUE: 'false', BENCH_DISABLE_AUTH: 'true' }));
   await waitFor(`http://127.0.0.1:${openPort}/health/ready`, open);
@@ -195,31 +107,4 @@ async function main() {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-async function cleanup() {
-  for (const child of children) {
-    child.stopping = true;
-    if (child.exitCode === null) child.kill('SIGTERM');
-  }
-  await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)));
-  rmSync(tmp, { recursive: true, force: true });
-  const admin = new Client({ connectionString: adminUrl.toString() });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).finally(() => admin.end());
-  const redis = new Redis(redisUrl);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${redisPrefix}*`, 'COUNT', 1000);
-    if (keys.length) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  await redis.quit();
-}
-
-process.on('SIGINT', () => cleanup().finally(() => process.exit(130)));
-main()
-  .then(() => cleanup())
-  .catch(async (e) => {
-    process.stderr.write(`bench failed: ${e.stack ?? e}\n`);
-    await cleanup().catch(() => undefined);
-    process.exitCode = 1;
-  });
+runBench(main, () => rmSync(tmp, { recursive: true, force: true }));

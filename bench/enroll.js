@@ -14,90 +14,14 @@
  * BENCH_REDIS_URL (redis://127.0.0.1:6379/0), BENCH_DURATION seconds per run (10), BENCH_CONNECTIONS (32),
  * BENCH_USERS (40000), BENCH_LOG_LEVEL of the service (info, written to /dev/null).
  */
-const { spawn, execFile } = require('node:child_process');
-const { randomBytes } = require('node:crypto');
 const { existsSync } = require('node:fs');
-const net = require('node:net');
-const { join } = require('node:path');
 const autocannon = require('autocannon');
-const { Client } = require('pg');
-const Redis = require('ioredis');
+const { CLI, cli, dbName, freePort, MAIN, runBench, serviceEnv, sql, start, waitFor } = require('./lib');
 
-const ROOT = join(__dirname, '..');
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
-const CLI = join(ROOT, 'dist', 'src', 'cli.js');
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const USERS = Number(process.env.BENCH_USERS ?? 40000);
 const COST = 5;
-
-const run = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-const adminUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-const dbName = `partner_api_bench_${run}`;
-const databaseUrl = Object.assign(new URL(adminUrl), { pathname: `/${dbName}` }).toString();
-const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
-const redisPrefix = `pa-bench-${run}`;
-let service;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
-
-function serviceEnv(port) {
-  return {
-    ...process.env,
-    NODE_ENV: 'development',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: redisUrl,
-    REDIS_PREFIX: redisPrefix,
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-    RUN_WORKER: 'false',
-    AUTO_MIGRATE: 'true',
-    LOAD_DEMO_CATALOGUE: 'false',
-  };
-}
-
-async function waitFor(url, child, timeoutMs = 120_000) {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error('service exited before it was ready');
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${url} not ready within ${timeoutMs} ms`);
-}
-
-function cli(args, env) {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CLI, ...args], { cwd: ROOT, env }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`cli ${args.join(' ')} failed: ${stderr || err.message}`));
-      resolve(JSON.parse(stdout.trim().split('\n').pop()));
-    });
-  });
-}
-
-async function sql(text, params = []) {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(text, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 /** Learners with COST × 4 credits each, seeded as ledger top-ups. Returns their ids. */
 async function seed(partnerId) {
@@ -177,7 +101,7 @@ async function main() {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   process.stderr.write(`scratch database ${dbName}\n`);
-  service = spawn(process.execPath, [...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(" ") : []), MAIN], { cwd: ROOT, env: serviceEnv(port), stdio: ['ignore', 'ignore', 'inherit'] });
+  const service = start('service', MAIN, serviceEnv(port));
   await waitFor(`${url}/health/ready`, service);
   const partner = await cli(['partner', 'create', '--name', 'Bench', '--email', 'bench@example.com', '--plan', 'enterprise'], serviceEnv(port));
   // The enterprise limit (500 req/s per key) would throttle the run; raised in this scratch database only.
@@ -194,7 +118,7 @@ async function main() {
   const half = Math.floor(userIds.length / 2);
   const enroll = await measure(url, partner.api_key, '/api/enroll', (id) => ({ user_id: id, course_id: courseId }), userIds.slice(0, half));
   let ref = 0;
-  const topup = await measure(url, partner.api_key, '/api/credits/topup', (id) => ({ user_id: id, amount: 3, source: 'bench', reference: `bench-${run}-${ref++}` }), userIds.slice(half));
+  const topup = await measure(url, partner.api_key, '/api/credits/topup', (id) => ({ user_id: id, amount: 3, source: 'bench', reference: `${dbName}-${ref++}` }), userIds.slice(half));
   const inv = await invariants(courseId);
 
   const violations = [];
@@ -219,29 +143,4 @@ async function main() {
   if (violations.length) process.exitCode = 1;
 }
 
-async function cleanup() {
-  if (service && service.exitCode === null) {
-    service.kill('SIGTERM');
-    await new Promise((r) => service.once('exit', r));
-  }
-  const admin = new Client({ connectionString: adminUrl.toString() });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).finally(() => admin.end());
-  const redis = new Redis(redisUrl);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${redisPrefix}*`, 'COUNT', 1000);
-    if (keys.length) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  await redis.quit();
-}
-
-process.on('SIGINT', () => cleanup().finally(() => process.exit(130)));
-main()
-  .then(() => cleanup())
-  .catch(async (e) => {
-    process.stderr.write(`bench failed: ${e.stack ?? e}\n`);
-    await cleanup().catch(() => undefined);
-    process.exitCode = 1;
-  });
+runBench(main);

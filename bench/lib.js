@@ -1,0 +1,135 @@
+/**
+ * What the benchmark scripts share: a scratch PostgreSQL database and Redis prefix of their own (dropped and cleared
+ * afterwards), the built service's environment, the CLI, readiness polling and a free port.
+ */
+const { execFile, spawn } = require('node:child_process');
+const { randomBytes } = require('node:crypto');
+const net = require('node:net');
+const { join } = require('node:path');
+const { Client } = require('pg');
+const Redis = require('ioredis');
+
+const ROOT = join(__dirname, '..');
+const MAIN = join(ROOT, 'dist', 'src', 'main.js');
+const CLI = join(ROOT, 'dist', 'src', 'cli.js');
+
+const run = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+const adminUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+const dbName = `partner_api_bench_${run}`;
+const databaseUrl = Object.assign(new URL(adminUrl), { pathname: `/${dbName}` }).toString();
+const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+const redisPrefix = `pa-bench-${run}`;
+const children = [];
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+/** The built service's environment on `port`, against the scratch database and Redis prefix. */
+function serviceEnv(port, extra = {}) {
+  return {
+    ...process.env,
+    NODE_ENV: 'development',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: redisPrefix,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    RUN_WORKER: 'false',
+    AUTO_MIGRATE: 'true',
+    LOAD_DEMO_CATALOGUE: 'false',
+    BENCH_DISABLE_AUTH: 'false',
+    ...extra,
+  };
+}
+
+/** Starts a Node script (the service or a helper app); stopped by cleanup(). BENCH_NODE_FLAGS go to the service. */
+function start(name, script, env) {
+  const flags = script === MAIN && process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [];
+  const child = spawn(process.execPath, [...flags, script], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  child.on('exit', (code) => {
+    if (code && !child.stopping) process.stderr.write(`${name} exited with ${code}: ${stderr.slice(-2000)}\n`);
+  });
+  children.push(child);
+  return child;
+}
+
+async function waitFor(url, child, timeoutMs = 120_000) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`process for ${url} exited before it was ready`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} not ready within ${timeoutMs} ms`);
+}
+
+/** Runs one operator CLI command and returns the JSON object it printed. */
+function cli(args, env) {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [CLI, ...args], { cwd: ROOT, env }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`cli ${args.join(' ')} failed: ${stderr || err.message}`));
+      resolve(JSON.parse(stdout.trim().split('\n').pop()));
+    });
+  });
+}
+
+/** One statement on the scratch database; returns its rows. */
+async function sql(text, params = []) {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query(text, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Stops every started process, drops the scratch database and clears the Redis prefix. */
+async function cleanup() {
+  for (const child of children) {
+    child.stopping = true;
+    if (child.exitCode === null) child.kill('SIGTERM');
+  }
+  await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)));
+  const admin = new Client({ connectionString: adminUrl.toString() });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).finally(() => admin.end());
+  const redis = new Redis(redisUrl);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${redisPrefix}*`, 'COUNT', 1000);
+    if (keys.length) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  await redis.quit();
+}
+
+/** Runs `main`, always cleaning up (also on Ctrl-C); a failure sets exit code 1. */
+function runBench(main, extraCleanup = () => undefined) {
+  const done = () => Promise.resolve(extraCleanup()).then(cleanup);
+  process.on('SIGINT', () => done().finally(() => process.exit(130)));
+  main()
+    .then(done)
+    .catch(async (e) => {
+      process.stderr.write(`bench failed: ${e.stack ?? e}\n`);
+      await done().catch(() => undefined);
+      process.exitCode = 1;
+    });
+}
+
+module.exports = { ROOT, MAIN, CLI, dbName, freePort, serviceEnv, start, waitFor, cli, sql, runBench };
