@@ -40,7 +40,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   app.useLogger(app.get(Logger));
   answerClientErrorsWithEnvelope(app.getHttpServer());
   app.disable('x-powered-by');
-  app.set('trust proxy', process.env.TRUST_PROXY === 'true');
+  app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
   app.setGlobalPrefix('api', { exclude: UNPREFIXED_ROUTES });
   app.useGlobalFilters(new AllExceptionsFilter(app.get(MetricsService)));

@@ -6,6 +6,10 @@ export interface AppConfig {
   port: number;
   host: string;
   databaseUrl: string;
+  /** PostgreSQL connections per process. */
+  databasePoolSize: number;
+  /** Trust X-Forwarded-For for the client IP (behind a load balancer). */
+  trustProxy: boolean;
   redisUrl: string;
   /** Prefix for every Redis key and BullMQ queue, so several deployments or test runs share one Redis. */
   redisPrefix: string;
@@ -112,6 +116,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     port,
     host: str(env, 'HOST', '0.0.0.0'),
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/partner_api', ['postgres:', 'postgresql:']),
+    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 20, 1, 1000),
+    trustProxy: bool(env, 'TRUST_PROXY', false),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379/0', ['redis:', 'rediss:']),
     redisPrefix: str(env, 'REDIS_PREFIX', 'pa'),
     publicBaseUrl,

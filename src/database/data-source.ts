@@ -2,7 +2,7 @@ import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 
 /** Pool and time-out settings shared by the app and the migration runner: fail fast when PostgreSQL is away. */
-export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
+export function dataSourceOptions(databaseUrl: string, poolSize = 20): DataSourceOptions {
   return {
     type: 'postgres',
     url: databaseUrl,
@@ -12,7 +12,7 @@ export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
     synchronize: false,
     logging: false,
     extra: {
-      max: Number(process.env.DATABASE_POOL_SIZE ?? 20),
+      max: poolSize,
       connectionTimeoutMillis: 1500,
       idleTimeoutMillis: 30_000,
       statement_timeout: 15_000,

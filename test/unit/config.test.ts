@@ -32,6 +32,8 @@ describe('configuration', () => {
     [{ WEBHOOK_TIMEOUT_MS: '5' }, 'WEBHOOK_TIMEOUT_MS'],
     [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'],
     [{ SEARCH_EMBEDDINGS_URL: 'nope' }, 'SEARCH_EMBEDDINGS_URL'],
+    [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE'],
+    [{ TRUST_PROXY: 'sometimes' }, 'TRUST_PROXY'],
   ])('names the bad variable %j', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^${name}`));
