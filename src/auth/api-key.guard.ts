@@ -87,18 +87,8 @@ export class ApiKeyGuard implements CanActivate {
     return true;
   }
 
-  private contextOf(record: KeyRecord, scope: { partnerId: number; mode: Mode }): AuthContext {
-    return {
-      keyId: record.keyId,
-      partnerId: record.partnerId,
-      partnerName: record.partnerName,
-      partnerStatus: record.partnerStatus,
-      allowedOrigins: record.allowedOrigins,
-      mode: record.mode,
-      role: record.role,
-      plan: record.plan,
-      scope,
-    };
+  private contextOf({ revoked: _revoked, ...record }: KeyRecord, scope: { partnerId: number; mode: Mode }): AuthContext {
+    return { ...record, scope };
   }
 
   /** Admin keys act for the operators' own account, or for a partner named by X-Partner-Id (and X-Partner-Mode). */

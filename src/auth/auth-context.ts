@@ -1,21 +1,11 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import { DomainError } from '../common/errors';
-import type { Mode, Scope } from '../common/scope';
-import type { PartnerStatus } from '../partners/partner.entity';
-import type { Plan } from '../partners/plan.entity';
-import type { KeyRole } from './api-key.entity';
+import type { Scope } from '../common/scope';
+import type { KeyRecord } from './key-store';
 
-/** Who is calling: set by the API-key guard on every keyed request, read by handlers through @Auth(). */
-export interface AuthContext {
-  keyId: string;
-  partnerId: number;
-  partnerName: string;
-  partnerStatus: PartnerStatus;
-  allowedOrigins: string[];
-  mode: Mode;
-  role: KeyRole;
-  plan: Plan;
+/** Who is calling: the verified key's record and the scope it acts in; set by the API-key guard, read through @Auth(). */
+export interface AuthContext extends Omit<KeyRecord, 'revoked'> {
   /** The partner and mode whose data this request reads and writes. */
   scope: Scope;
 }
