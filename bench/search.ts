@@ -77,7 +77,10 @@ async function main(): Promise<void> {
 /** Copies real courses (with their topics) under varied titles until the catalogue holds SYNTHETIC_SIZE courses. */
 async function growCatalogue(db: import('typeorm').DataSource): Promise<void> {
   const started = performance.now();
-  await db.query(`
+  // As the catalogue loader does: search documents built once at the end, index pending lists merged.
+  await db.transaction(async (em) => {
+    await em.query(`SET LOCAL search.defer_refresh = 'on'`);
+    await em.query(`
     WITH base AS (SELECT c.*, row_number() OVER (ORDER BY c.id) AS rn FROM courses c),
     copies AS (
       SELECT b.*, g AS copy FROM base b CROSS JOIN generate_series(1, 10) g
@@ -95,6 +98,9 @@ async function growCatalogue(db: import('typeorm').DataSource): Promise<void> {
       FROM inserted i
       JOIN courses src ON src.source_key = split_part(i.source_key, ':synthetic:', 1)
       JOIN topics t ON t.course_id = src.id`);
+    await em.query(`SELECT search_refresh_documents(ARRAY(SELECT id FROM courses))`);
+    await em.query(`SELECT search_flush_pending()`);
+  });
   await db.query('ANALYZE');
   process.stdout.write(`\n(grew the catalogue in ${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
 }

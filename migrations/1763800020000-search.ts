@@ -1,5 +1,36 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
+/** The first version of the document builder (a later migration replaces it; its `down` restores this one). */
+export const SEARCH_REFRESH_DOCUMENTS_V1 = `
+      CREATE OR REPLACE FUNCTION search_refresh_documents(ids int[]) RETURNS void LANGUAGE sql AS $$
+        WITH src AS (
+          SELECT c.id, c.title, c.category, coalesce(c.organisation, '') AS organisation, t.name AS tutor,
+                 coalesce((SELECT string_agg(tp.title, ' . ' ORDER BY tp.position) FROM topics tp WHERE tp.course_id = c.id), '') AS topics,
+                 left(c.description, 2000) AS description
+            FROM courses c JOIN tutors t ON t.id = c.tutor_id
+           WHERE c.id = ANY(ids)
+        ), docs AS (
+          SELECT id,
+                 setweight(to_tsvector('english', title), 'A') ||
+                 setweight(to_tsvector('english', category || ' ' || organisation || ' ' || tutor || ' ' || topics), 'B') ||
+                 setweight(to_tsvector('english', description), 'C') AS document,
+                 concat_ws(E'\\n', title, category, nullif(organisation, ''), topics, left(description, 1500)) AS content,
+                 title || ' ' || category || ' ' || organisation || ' ' || tutor || ' ' || topics || ' ' || description AS words
+            FROM src
+        ), upserted AS (
+          INSERT INTO search_documents AS d (course_id, document, head, content, content_hash)
+          SELECT id, document, ts_filter(document, '{a,b}'), content, md5(content) FROM docs
+          ON CONFLICT (course_id) DO UPDATE
+            SET document = EXCLUDED.document, head = EXCLUDED.head, content = EXCLUDED.content, content_hash = EXCLUDED.content_hash, updated_at = now()
+            WHERE d.document IS DISTINCT FROM EXCLUDED.document OR d.content_hash IS DISTINCT FROM EXCLUDED.content_hash
+        )
+        INSERT INTO search_vocabulary (word)
+        SELECT DISTINCT w FROM docs, unnest(tsvector_to_array(to_tsvector('simple', docs.words))) AS w
+         WHERE length(w) BETWEEN 3 AND 60 AND w ~ '^[a-z][a-z0-9]*$'
+         ORDER BY w
+        ON CONFLICT DO NOTHING
+      $$`;
+
 /**
  * Search documents maintained by PostgreSQL itself: triggers on courses, topics and tutors rebuild a course's weighted
  * tsvector (title A; category, organisation, tutor, topics B; description C) whatever wrote the change, and add its
@@ -34,35 +65,7 @@ export class Search1763800020000 implements MigrationInterface {
     await q.query(`CREATE INDEX courses_organisation_trgm_idx ON courses USING gin (lower(organisation) gin_trgm_ops) WHERE published`);
     await q.query(`CREATE INDEX tutors_name_trgm_idx ON tutors USING gin (lower(name) gin_trgm_ops)`);
 
-    await q.query(`
-      CREATE FUNCTION search_refresh_documents(ids int[]) RETURNS void LANGUAGE sql AS $$
-        WITH src AS (
-          SELECT c.id, c.title, c.category, coalesce(c.organisation, '') AS organisation, t.name AS tutor,
-                 coalesce((SELECT string_agg(tp.title, ' . ' ORDER BY tp.position) FROM topics tp WHERE tp.course_id = c.id), '') AS topics,
-                 left(c.description, 2000) AS description
-            FROM courses c JOIN tutors t ON t.id = c.tutor_id
-           WHERE c.id = ANY(ids)
-        ), docs AS (
-          SELECT id,
-                 setweight(to_tsvector('english', title), 'A') ||
-                 setweight(to_tsvector('english', category || ' ' || organisation || ' ' || tutor || ' ' || topics), 'B') ||
-                 setweight(to_tsvector('english', description), 'C') AS document,
-                 concat_ws(E'\\n', title, category, nullif(organisation, ''), topics, left(description, 1500)) AS content,
-                 title || ' ' || category || ' ' || organisation || ' ' || tutor || ' ' || topics || ' ' || description AS words
-            FROM src
-        ), upserted AS (
-          INSERT INTO search_documents AS d (course_id, document, head, content, content_hash)
-          SELECT id, document, ts_filter(document, '{a,b}'), content, md5(content) FROM docs
-          ON CONFLICT (course_id) DO UPDATE
-            SET document = EXCLUDED.document, head = EXCLUDED.head, content = EXCLUDED.content, content_hash = EXCLUDED.content_hash, updated_at = now()
-            WHERE d.document IS DISTINCT FROM EXCLUDED.document OR d.content_hash IS DISTINCT FROM EXCLUDED.content_hash
-        )
-        INSERT INTO search_vocabulary (word)
-        SELECT DISTINCT w FROM docs, unnest(tsvector_to_array(to_tsvector('simple', docs.words))) AS w
-         WHERE length(w) BETWEEN 3 AND 60 AND w ~ '^[a-z][a-z0-9]*$'
-         ORDER BY w
-        ON CONFLICT DO NOTHING
-      $$`);
+    await q.query(SEARCH_REFRESH_DOCUMENTS_V1);
 
     await q.query(`
       CREATE FUNCTION search_courses_inserted() RETURNS trigger LANGUAGE plpgsql AS $$

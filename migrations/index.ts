@@ -8,6 +8,7 @@ import { CreditsAndEnrollment1763800030000 } from './1763800030000-credits-and-e
 import { Certificates1763800040000 } from './1763800040000-certificates';
 import { Webinars1763800050000 } from './1763800050000-webinars';
 import { EnrollmentCountTrigger1763800060000 } from './1763800060000-enrollment-count-trigger';
+import { SearchFacts1763800070000 } from './1763800070000-search-facts';
 
 /** Every migration in order. A new migration is added here as well, so the build, the CLI and the tests run the same list. */
-export const MIGRATIONS = [Catalogue1763800000000, Outbox1763800001000, PartnersAndKeys1763800002000, Users1763800003000, Webhooks1763800010000, Search1763800020000, CreditsAndEnrollment1763800030000, Certificates1763800040000, Webinars1763800050000, EnrollmentCountTrigger1763800060000];
+export const MIGRATIONS = [Catalogue1763800000000, Outbox1763800001000, PartnersAndKeys1763800002000, Users1763800003000, Webhooks1763800010000, Search1763800020000, CreditsAndEnrollment1763800030000, Certificates1763800040000, Webinars1763800050000, EnrollmentCountTrigger1763800060000, SearchFacts1763800070000];

@@ -51,7 +51,7 @@ export class LexicalSearch {
     // Several words as close: the one more courses use (counted up to a cap, on the small head vectors).
     const counted: Array<{ word: string }> = await this.db.query(
       `SELECT w.word FROM unnest($1::text[]) AS w(word)
-        ORDER BY (SELECT count(*) FROM (SELECT 1 FROM search_documents d WHERE d.head @@ plainto_tsquery('english', w.word) LIMIT 200) x) DESC,
+        ORDER BY (SELECT count(*) FROM (SELECT 1 FROM search_heads h WHERE h.head @@ plainto_tsquery('english', w.word) LIMIT 200) x) DESC,
                  similarity(w.word, $2) DESC, w.word
         LIMIT 1`,
       [rows.map((r) => r.word), word],
@@ -65,7 +65,7 @@ export class LexicalSearch {
     const rows: Array<{ i: number; name: string | null }> = await this.db.query(
       `SELECT p.i::int AS i,
               coalesce(
-                (SELECT c.organisation FROM courses c WHERE c.published AND lower(c.organisation) ~ p.re GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1),
+                (SELECT h.organisation FROM search_heads h WHERE h.published AND lower(h.organisation) ~ p.re GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1),
                 (SELECT t.name FROM tutors t WHERE lower(t.name) ~ p.re AND EXISTS (SELECT 1 FROM courses c WHERE c.tutor_id = t.id AND c.published) LIMIT 1)
               ) AS name
          FROM unnest($1::text[]) WITH ORDINALITY AS p(re, i)
@@ -83,30 +83,39 @@ export class LexicalSearch {
     if (!concepts.length) {
       params.push(limit);
       const rows = await this.db.query(
-        `SELECT c.id, 0 AS score, count(*) OVER () AS total FROM courses c JOIN tutors t ON t.id = c.tutor_id
+        `SELECT c.id, 0 AS score, count(*) OVER () AS total FROM search_heads h JOIN courses c ON c.id = h.course_id
           WHERE ${where} ORDER BY c.enrolled DESC, c.rating DESC, c.id LIMIT $${params.length}`,
         params,
       );
       return page(rows);
     }
     params.push(toTsQuery(concepts, '|'), toTsQuery(concepts, '&'), text, limit);
+    const query = (sql: string, values = params) => this.db.query(sql, values);
     // Courses naming every concept in title, category, topics, tutor or organisation rank first anyway (the all-concepts
-    // bonus): when there are enough of them, only they are scored and the other matches are just counted.
-    let allAnywhere: RankedPage | undefined;
+    // bonus): when there are enough of them, only they are scored and the other matches are just counted. Queries
+    // that do not depend on each other run side by side on two connections (the count costs about what the ranking does).
+    let head: RankedPage;
     if (concepts.length > 1) {
-      const all = page(await this.db.query(rankSql('head', 'all_q', where, params.length, filters), params));
-      if (all.hits.length >= limit) {
-        const [{ total }] = await this.db.query(countSql(where, params.length, filters), params.slice(0, -3));
-        return { hits: all.hits, total: Number(total) };
-      }
+      const [allRows, [{ total }]] = await Promise.all([
+        query(rankSql('head', 'all_q', where, params.length)),
+        query(countSql(where, params.length), params.slice(0, -3)),
+      ]);
+      const all = page(allRows);
+      if (all.hits.length >= limit) return { hits: all.hits, total: Number(total) };
       // A course naming every concept, one of them only in its description, still beats one naming just some.
-      allAnywhere = page(await this.db.query(rankSql('document', 'all_q', where, params.length, filters), params));
+      const [anywhereRows, headRows] = await Promise.all([
+        query(rankSql('document', 'all_q', where, params.length)),
+        query(rankSql('head', 'any_q', where, params.length)),
+      ]);
+      const allAnywhere = page(anywhereRows);
+      head = page(headRows);
+      if (allAnywhere.hits.length) return mergeRanked(allAnywhere, head, limit);
+    } else {
+      // Any concept in those fields (small vectors, fast); the description only when they give too few.
+      head = page(await query(rankSql('head', 'any_q', where, params.length)));
     }
-    // Then any concept in those fields (small vectors, fast); the description only when they give too few.
-    const head = page(await this.db.query(rankSql('head', 'any_q', where, params.length, filters), params));
-    if (allAnywhere?.hits.length) return mergeRanked(allAnywhere, head, limit);
     if (head.hits.length >= limit) return head;
-    const full = page(await this.db.query(rankSql('document', 'any_q', where, params.length, filters), params));
+    const full = page(await query(rankSql('document', 'any_q', where, params.length)));
     if (full.hits.length) return full;
     return this.rankByTitleSimilarity(text, filters, limit);
   }
@@ -119,8 +128,8 @@ export class LexicalSearch {
     const n = params.length;
     const rows = await this.db.query(
       `SELECT c.id, word_similarity($${n - 1}, lower(c.title)) AS score, count(*) OVER () AS total
-         FROM courses c JOIN tutors t ON t.id = c.tutor_id
-        WHERE $${n - 1} <% lower(c.title) AND ${where}
+         FROM courses c JOIN search_heads h ON h.course_id = c.id
+        WHERE $${n - 1} <% lower(c.title) AND c.published AND ${where} -- c.published: the trigram index is partial
         ORDER BY score DESC, c.enrolled DESC, c.id LIMIT $${n}`,
       params,
     );
@@ -132,53 +141,53 @@ export class LexicalSearch {
     const params: unknown[] = [ids];
     const where = filterSql(filters, params);
     const rows: Array<{ id: number }> = await this.db.query(
-      `SELECT c.id FROM courses c JOIN tutors t ON t.id = c.tutor_id WHERE c.id = ANY($1) AND ${where}`,
+      `SELECT h.course_id AS id FROM search_heads h WHERE h.course_id = ANY($1) AND ${where}`,
       params,
     );
     return new Set(rows.map((r) => r.id));
   }
 }
 
-/** Ranking over one vector column; the head rank orders both, so description-only matches come after, by popularity. */
-function rankSql(column: 'head' | 'document', match: 'any_q' | 'all_q', where: string, n: number, filters: SearchFilters): string {
-  // Title trigram similarity costs ~10 µs a row: it only re-orders the best RERANK_DEPTH by the cheaper signals.
+/**
+ * Ranking over one vector column, on the narrow search_heads (facts filter and weigh the matches; the full
+ * document, description included, is joined only for the recall fallback); the head rank orders both, so
+ * description-only matches come after, by popularity. Only the best RERANK_DEPTH meet the courses table, for the
+ * title trigram similarity (~10 µs a row) that re-orders them.
+ */
+function rankSql(column: 'head' | 'document', match: 'any_q' | 'all_q', where: string, n: number): string {
   return `WITH q AS (SELECT to_tsquery('english', $${n - 3}) AS any_q, to_tsquery('english', $${n - 2}) AS all_q),
      ranked AS (
-       SELECT c.id, c.title,
-              ts_rank('${WEIGHTS}', d.head, q.any_q)
-                + CASE WHEN d.head @@ q.all_q THEN 0.5 ELSE 0 END
-                + 0.02 * ln(1 + c.enrolled) / ln(10) AS base,
+       SELECT h.course_id AS id,
+              ts_rank('${WEIGHTS}', h.head, q.any_q)
+                + CASE WHEN h.head @@ q.all_q THEN 0.5 ELSE 0 END
+                + 0.02 * h.popularity AS base,
               count(*) OVER () AS total
-         FROM search_documents d CROSS JOIN q
-         JOIN courses c ON c.id = d.course_id
-         ${filters.organisation ? 'JOIN tutors t ON t.id = c.tutor_id' : ''}
-        WHERE d.${column} @@ q.${match} AND ${where}
-        ORDER BY base DESC, c.id
+         FROM search_heads h CROSS JOIN q
+         ${column === 'document' ? 'JOIN search_documents d ON d.course_id = h.course_id' : ''}
+        WHERE ${column === 'document' ? 'd.document' : 'h.head'} @@ q.${match} AND ${where}
+        ORDER BY base DESC, h.course_id
         LIMIT GREATEST(${RERANK_DEPTH}, $${n}))
-     SELECT id, base + 0.3 * word_similarity($${n - 1}, lower(title)) AS score, total
-       FROM ranked ORDER BY score DESC, id LIMIT $${n}`;
+     SELECT r.id, r.base + 0.3 * word_similarity($${n - 1}, lower(c.title)) AS score, r.total
+       FROM ranked r JOIN courses c ON c.id = r.id ORDER BY score DESC, r.id LIMIT $${n}`;
 }
 
 /** How many published courses pass the filters and name any concept outside their description. */
-function countSql(where: string, n: number, filters: SearchFilters): string {
-  return `SELECT count(*) AS total FROM search_documents d
-       JOIN courses c ON c.id = d.course_id
-       ${filters.organisation ? 'JOIN tutors t ON t.id = c.tutor_id' : ''}
-      WHERE d.head @@ to_tsquery('english', $${n - 3}) AND ${where}`;
+function countSql(where: string, n: number): string {
+  return `SELECT count(*) AS total FROM search_heads h WHERE h.head @@ to_tsquery('english', $${n - 3}) AND ${where}`;
 }
 
-/** SQL conditions (on c = courses, t = tutors) for published courses passing the filters; pushes its parameters. */
+/** SQL conditions on h = search_heads (its copy of the course facts) for published courses passing the filters; pushes its parameters. */
 function filterSql(filters: SearchFilters, params: unknown[]): string {
-  const where = ['c.published'];
+  const where = ['h.published'];
   const add = (sql: (p: string) => string, value: unknown) => {
     params.push(value);
     where.push(sql(`$${params.length}`));
   };
-  if (filters.level) add((p) => `c.level = ${p}`, filters.level);
-  if (filters.category) add((p) => `lower(c.category) = lower(${p})`, filters.category);
-  if (filters.maxCreditCost !== undefined) add((p) => `c.credit_cost <= ${p}`, filters.maxCreditCost);
-  if (filters.maxDurationHours !== undefined) add((p) => `c.duration_minutes <= ${p} * 60`, filters.maxDurationHours);
-  if (filters.organisation) add((p) => `(c.organisation = ${p} OR t.name = ${p})`, filters.organisation);
+  if (filters.level) add((p) => `h.level = ${p}`, filters.level);
+  if (filters.category) add((p) => `h.category_key = lower(${p})`, filters.category);
+  if (filters.maxCreditCost !== undefined) add((p) => `h.credit_cost <= ${p}`, filters.maxCreditCost);
+  if (filters.maxDurationHours !== undefined) add((p) => `h.duration_minutes <= ${p} * 60`, filters.maxDurationHours);
+  if (filters.organisation) add((p) => `(h.organisation = ${p} OR h.tutor_name = ${p})`, filters.organisation);
   return where.join(' AND ');
 }
 

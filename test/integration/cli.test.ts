@@ -59,6 +59,16 @@ describe('operator CLI (contract section 4)', () => {
     expect(first.out.courses).toBeGreaterThan(900);
     const again = await cli('catalogue', 'load', '--file', file);
     expect(again.out).toMatchObject({ courses: first.out.courses, created: 0 });
+    // The loader defers the search triggers and builds every document once at the end: none missing or stale.
+    const [search] = await t.db.query(
+      `SELECT count(*) FILTER (WHERE h.course_id IS NULL OR d.course_id IS NULL)::int AS missing,
+              count(*) FILTER (WHERE h.published IS DISTINCT FROM c.published OR h.category_key IS DISTINCT FROM lower(c.category)
+                                 OR h.head IS DISTINCT FROM ts_filter(d.document, '{a,b}')
+                                 OR NOT tsvector_to_array(to_tsvector('english', c.title)) <@ tsvector_to_array(h.head))::int AS stale
+         FROM courses c LEFT JOIN search_heads h ON h.course_id = c.id LEFT JOIN search_documents d ON d.course_id = c.id
+        WHERE c.source_key LIKE 'edx:%'`,
+    );
+    expect(search).toEqual({ missing: 0, stale: 0 });
   });
 
   it('refuses bad usage with exit code 2', async () => {

@@ -88,6 +88,44 @@ describe('POST /api/search results', () => {
   });
 });
 
+describe('POST /api/search follows catalogue changes at once', () => {
+  const update = (sql: string, params: unknown[]) => t.db.query(sql, params);
+
+  it('unpublishing hides a course and publishing it again shows it', async () => {
+    const w = word();
+    const { course: c } = await course({ title: `Glassblowing ${w}` });
+    await update('UPDATE courses SET published = false WHERE id = $1', [c.id]);
+    expect((await search(`glassblowing ${w}`)).body.data).toMatchObject({ results: [], total: 0 });
+    await update('UPDATE courses SET published = true WHERE id = $1', [c.id]);
+    expect(ids(await search(`glassblowing ${w}`))).toEqual([c.id]);
+  });
+
+  it('filters see a new price, level, duration, category, organisation and tutor name', async () => {
+    const w = word();
+    const org = `${word()} Institute`;
+    const { course: c, tutor } = await course({ title: `Masonry ${w}`, creditCost: 30, level: 'Advanced', durationMinutes: 900 });
+    expect(ids(await search(`free ${w} for beginners under 5 hours`))).toEqual([]);
+    await update(`UPDATE courses SET credit_cost = 0, level = 'Beginner', duration_minutes = 240, category = 'Math', organisation = $2 WHERE id = $1`, [c.id, org]);
+    expect(ids(await search(`free ${w} for beginners under 5 hours`))).toEqual([c.id]);
+    expect(ids(await search(`maths ${w}`))).toEqual([c.id]);
+    expect(ids(await search(`${w} from ${org.split(' ')[0]}`))).toEqual([c.id]);
+    const renamed = `Grace ${word()}`;
+    await update('UPDATE tutors SET name = $2 WHERE id = $1', [tutor.id, renamed]);
+    const byTutor = await search(`${w} taught by ${renamed}`);
+    expect(byTutor.body.data.interpreted.organisation).toBe(renamed);
+    expect(ids(byTutor)).toEqual([c.id]);
+  });
+
+  it('a course that gets popular moves up among equal matches', async () => {
+    const w = word();
+    const { course: first } = await course({ title: `Origami ${w}`, enrolled: 10 });
+    const { course: second } = await course({ title: `Origami ${w}`, enrolled: 5 });
+    expect(ids(await search(`origami ${w}`))).toEqual([first.id, second.id]);
+    await update('UPDATE courses SET enrolled = 5000 WHERE id = $1', [second.id]);
+    expect(ids(await search(`origami ${w}`))).toEqual([second.id, first.id]);
+  });
+});
+
 describe('POST /api/search understands filters said in words', () => {
   it.each([
     ['for beginners', 'Beginner'],

@@ -55,6 +55,8 @@ export class CatalogueLoader {
       await em.query('SELECT pg_advisory_xact_lock($1)', [LOAD_LOCK]);
       // Checked again under the lock: another instance may have loaded meanwhile.
       if (onlyIfEmpty && (await this.hasCourses(em))) return null;
+      // Search documents are built once, at the end of upsert, not again by every batch that touches a course.
+      await em.query(`SET LOCAL search.defer_refresh = 'on'`);
       return this.upsert(em, catalogue);
     });
     if (result) await this.cache.invalidate();
@@ -99,6 +101,8 @@ export class CatalogueLoader {
       }
     }
     const topics = await this.upsertTopics(em, catalogue, courseIds);
+    await em.query('SELECT search_refresh_documents($1::int[])', [[...courseIds.values()]]);
+    await em.query('SELECT search_flush_pending()');
     return { courses: catalogue.length, topics, tutors: tutorIds.size, created, updated: catalogue.length - created };
   }
 
