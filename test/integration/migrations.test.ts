@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions, runMigrations } from '../../src/database/data-source';
+import { dropDatabase, ensureDatabase } from '../../src/database/ensure-database';
+import { MIGRATIONS } from '../../migrations';
+import { Course } from '../../src/courses/course.entity';
+import { Topic } from '../../src/courses/topic.entity';
+import { Tutor } from '../../src/courses/tutor.entity';
+import { createCourse } from '../support/factories';
+
+// Its own database: the run's shared one must stay at the latest migration for the other files.
+const url = (() => {
+  const u = new URL(process.env.DATABASE_URL!);
+  u.pathname = `${u.pathname}_mig_${randomBytes(3).toString('hex')}`;
+  return u.toString();
+})();
+let db: DataSource;
+
+beforeAll(async () => {
+  await ensureDatabase(url);
+  await runMigrations(url);
+  db = new DataSource({ ...dataSourceOptions(url), entities: [Course, Topic, Tutor] } as never);
+  await db.initialize();
+});
+afterAll(async () => {
+  await db?.destroy();
+  await dropDatabase(url);
+});
+
+describe('migrations', () => {
+  it('the latest migration reverts and applies again on a database holding courses', async () => {
+    const { course } = await createCourse(db, { title: 'Bookbinding for everyone' });
+    const latest = MIGRATIONS[MIGRATIONS.length - 1].name;
+    await db.undoLastMigration();
+    expect((await db.query('SELECT name FROM migrations ORDER BY id DESC LIMIT 1'))[0].name).not.toBe(latest);
+    await db.query(`UPDATE courses SET title = 'Bookbinding by hand' WHERE id = $1`, [course.id]);
+    await db.runMigrations();
+    expect((await db.query('SELECT name FROM migrations ORDER BY id DESC LIMIT 1'))[0].name).toBe(latest);
+    // The search index describes the course as it is now, whatever the reverted migration did with it.
+    const [row] = await db.query(
+      `SELECT h.published, h.head @@ to_tsquery('english', 'hand') AS current FROM search_heads h WHERE h.course_id = $1`,
+      [course.id],
+    );
+    expect(row).toEqual({ published: true, current: true });
+  });
+});
