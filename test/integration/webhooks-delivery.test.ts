@@ -122,6 +122,37 @@ describe('webhook delivery', () => {
     expect(attempts.every((a: { duration_ms: number }) => a.duration_ms >= 0)).toBe(true);
   });
 
+  it('records each of many concurrent attempts against its own delivery (the worker writes them in batches)', async () => {
+    const p = await createPartner(t);
+    const s = await subscribe(p, ['user.registered']);
+    receiver.script(s.path, ...Array.from({ length: 4 }, () => ({ status: 503, body: 'busy' })));
+    const events = await recordEvents(t, scopeOf(p), ...Array.from({ length: 12 }, () => 'user.registered' as const));
+    await waitFor(async () => {
+      const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_id = ANY ($1) AND status = 'delivered'`, [events.map((e) => e.id)]);
+      return n === 12;
+    }, 15_000, '12 deliveries delivered');
+
+    // What the receiver answered each delivery, in order (the first four requests got 503, every later one 200).
+    const answered = new Map<string, number[]>();
+    receiver.at(s.path).forEach((r, i) => {
+      const id = String(r.headers['x-svc-delivery']);
+      answered.set(id, [...(answered.get(id) ?? []), i < 4 ? 503 : 200]);
+    });
+    const rows: Array<{ id: string; attempts: number; last_status_code: number; codes: number[] }> = await t.db.query(
+      `SELECT d.id, d.attempts, d.last_status_code, array_agg(a.status_code ORDER BY a.attempted_at, a.id) AS codes
+         FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id
+        WHERE d.event_id = ANY ($1) GROUP BY d.id`,
+      [events.map((e) => e.id)],
+    );
+    expect(rows).toHaveLength(12);
+    for (const row of rows) {
+      expect(row.codes).toEqual(answered.get(row.id));
+      expect(row.attempts).toBe(row.codes.length);
+      expect(row.last_status_code).toBe(200);
+    }
+    expect(rows.flatMap((r) => r.codes).filter((c) => c === 503)).toHaveLength(4);
+  });
+
   it('disables the subscription on 410 and stops retrying', async () => {
     const p = await createPartner(t);
     const s = await subscribe(p, ['user.registered']);
