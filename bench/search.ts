@@ -98,7 +98,7 @@ async function growCatalogue(db: import('typeorm').DataSource): Promise<void> {
       FROM inserted i
       JOIN courses src ON src.source_key = split_part(i.source_key, ':synthetic:', 1)
       JOIN topics t ON t.course_id = src.id`);
-    await em.query(`SELECT search_refresh_documents(ARRAY(SELECT id FROM courses))`);
+    await em.query(`SELECT search_refresh_documents(ARRAY(SELECT id FROM courses WHERE source_key LIKE '%:synthetic:%'))`);
     await em.query(`SELECT search_flush_pending()`);
   });
   await db.query('ANALYZE');

@@ -21,23 +21,12 @@ export class Tx {
 
   /**
    * Records the event in this transaction's outbox; it is published only if the transaction commits. The events a
-   * transaction records are written together, in one statement just before COMMIT (see flush).
+   * transaction records are written together, in one statement just before COMMIT (TransactionRunner.run).
    */
   async record<K extends PublicEventType>(scope: Scope, type: K, payload: PublicEventMap[K], occurredAt = new Date()): Promise<DomainEvent<K>> {
     const event: DomainEvent<K> = { id: newId('evt'), type, partnerId: scope.partnerId, mode: scope.mode, payload, occurredAt };
     this.recorded.push(event as DomainEvent);
     return event;
-  }
-
-  /** Writes the recorded events to the outbox (one multi-row INSERT); TransactionRunner calls it before committing. */
-  async flush(): Promise<void> {
-    const events = this.recorded;
-    if (!events.length) return;
-    await this.em.query(
-      `INSERT INTO events (id, partner_id, mode, type, payload, occurred_at)
-       SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::varchar[], $5::jsonb[], $6::timestamptz[])`,
-      [events.map((e) => e.id), events.map((e) => e.partnerId), events.map((e) => e.mode), events.map((e) => e.type), events.map((e) => JSON.stringify(e.payload)), events.map((e) => e.occurredAt)],
-    );
   }
 
   /** Raises an internal event handled inside this same transaction (see InTransactionHookMap). */
@@ -68,9 +57,8 @@ export class TransactionRunner {
       const recorded: DomainEvent[] = [];
       try {
         const result = await this.dataSource.transaction(async (em) => {
-          const tx = new Tx(em, recorded, this.hooks);
-          const out = await work(tx);
-          await tx.flush();
+          const out = await work(new Tx(em, recorded, this.hooks));
+          await writeOutbox(em, recorded);
           return out;
         });
         if (recorded.length) this.publish(recorded);
@@ -91,4 +79,14 @@ export class TransactionRunner {
       this.logger.error({ err: e }, 'Publishing committed events failed');
     }
   }
+}
+
+/** The transaction's recorded events, written to the outbox in one multi-row INSERT. */
+async function writeOutbox(em: EntityManager, events: DomainEvent[]): Promise<void> {
+  if (!events.length) return;
+  await em.query(
+    `INSERT INTO events (id, partner_id, mode, type, payload, occurred_at)
+     SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::varchar[], $5::jsonb[], $6::timestamptz[])`,
+    [events.map((e) => e.id), events.map((e) => e.partnerId), events.map((e) => e.mode), events.map((e) => e.type), events.map((e) => JSON.stringify(e.payload)), events.map((e) => e.occurredAt)],
+  );
 }
