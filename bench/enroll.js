@@ -16,35 +16,17 @@
  */
 const { existsSync } = require('node:fs');
 const autocannon = require('autocannon');
-const { CLI, cli, dbName, freePort, MAIN, runBench, serviceEnv, sql, start, waitFor } = require('./lib');
+const { CLI, cli, dbName, freePort, MAIN, runBench, seedCourseAndLearners, serviceEnv, sql, start, waitFor } = require('./lib');
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const USERS = Number(process.env.BENCH_USERS ?? 40000);
 const COST = 5;
 
-/** Learners with COST × 4 credits each, seeded as ledger top-ups. Returns their ids. */
+/** Learners with COST × 4 credits each, seeded as ledger top-ups, and the hot course. */
 async function seed(partnerId) {
-  await sql(`INSERT INTO tutors (name, bio) VALUES ('Bench Tutor', 'Teaches benchmarks.')`);
-  const [course] = await sql(
-    `INSERT INTO courses (title, description, category, level, duration_minutes, rating, enrolled, credit_cost, tutor_id, published)
-     SELECT 'Hot course', 'Everyone enrols here.', 'Bench', 'Beginner', 60, 4.5, 0, $1, max(id), true FROM tutors RETURNING id`,
-    [COST],
-  );
-  await sql(`INSERT INTO topics (course_id, position, title, duration_minutes, has_quiz) VALUES ($1, 1, 'Only topic', 30, false)`, [course.id]);
-  await sql(
-    `INSERT INTO users (partner_id, mode, external_user_id, name, email)
-     SELECT $1, 'test', 'bench-' || g, 'Learner ' || g, 'learner' || g || '@example.com' FROM generate_series(1, $2) g`,
-    [partnerId, USERS],
-  );
-  await sql(`INSERT INTO credit_accounts (user_id, partner_id, mode, balance) SELECT id, partner_id, mode, $2 FROM users WHERE partner_id = $1`, [partnerId, COST * 4]);
-  await sql(
-    `INSERT INTO credit_transactions (id, user_id, partner_id, mode, amount, kind, source, balance_after)
-     SELECT 'txn_seed' || id, id, partner_id, mode, $2, 'topup', 'bench seed', $2 FROM users WHERE partner_id = $1`,
-    [partnerId, COST * 4],
-  );
-  const users = await sql(`SELECT id FROM users WHERE partner_id = $1 ORDER BY id`, [partnerId]);
-  return { courseId: course.id, userIds: users.map((u) => u.id) };
+  const { courseId, users } = await seedCourseAndLearners(partnerId, { learners: USERS, cost: COST, credits: COST * 4, title: 'Hot course' });
+  return { courseId, userIds: users.map((u) => u.id) };
 }
 
 /** Runs autocannon where every request takes the next learner from `userIds`. */

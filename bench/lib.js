@@ -99,6 +99,33 @@ async function sql(text, params = []) {
   }
 }
 
+/**
+ * One published course costing `cost` (with one topic) and `learners` learners of the partner, each with `credits`
+ * seeded as a ledger top-up, so balance = ledger sum holds from the start. Returns the course id and the learners.
+ */
+async function seedCourseAndLearners(partnerId, { learners, cost, credits, title }) {
+  await sql(`INSERT INTO tutors (name, bio) VALUES ('Bench Tutor', 'Teaches benchmarks.')`);
+  const [course] = await sql(
+    `INSERT INTO courses (title, description, category, level, duration_minutes, rating, enrolled, credit_cost, tutor_id, published)
+     SELECT $2, 'Everyone enrols here.', 'Bench', 'Beginner', 60, 4.5, 0, $1, max(id), true FROM tutors RETURNING id`,
+    [cost, title],
+  );
+  await sql(`INSERT INTO topics (course_id, position, title, duration_minutes, has_quiz) VALUES ($1, 1, 'Only topic', 30, false)`, [course.id]);
+  await sql(
+    `INSERT INTO users (partner_id, mode, external_user_id, name, email)
+     SELECT $1, 'test', 'bench-' || g, 'Learner ' || g, 'learner' || g || '@example.com' FROM generate_series(1, $2) g`,
+    [partnerId, learners],
+  );
+  await sql(`INSERT INTO credit_accounts (user_id, partner_id, mode, balance) SELECT id, partner_id, mode, $2 FROM users WHERE partner_id = $1`, [partnerId, credits]);
+  await sql(
+    `INSERT INTO credit_transactions (id, user_id, partner_id, mode, amount, kind, source, balance_after)
+     SELECT 'txn_seed' || id, id, partner_id, mode, $2, 'topup', 'bench seed', $2 FROM users WHERE partner_id = $1`,
+    [partnerId, credits],
+  );
+  const users = await sql(`SELECT id, external_user_id FROM users WHERE partner_id = $1 ORDER BY id`, [partnerId]);
+  return { courseId: course.id, users };
+}
+
 /** Stops every started process, drops the scratch database and clears the Redis prefix. */
 async function cleanup() {
   for (const child of children) {
@@ -132,4 +159,4 @@ function runBench(main, extraCleanup = () => undefined) {
     });
 }
 
-module.exports = { ROOT, MAIN, CLI, dbName, freePort, serviceEnv, start, waitFor, cli, sql, runBench };
+module.exports = { ROOT, MAIN, CLI, dbName, freePort, serviceEnv, start, waitFor, cli, sql, seedCourseAndLearners, runBench };

@@ -1,26 +1,37 @@
 /**
- * Search latency: `npm run bench:search` (options: `--rounds N`, default 5).
+ * Search cost: `npm run bench:search` (options: `--rounds N`, default 5).
  *
- * Creates a scratch database on the PostgreSQL server of DATABASE_URL (dropped at the end), loads the real catalogue,
- * boots the real API on a free port (no worker, no hosted model: the lexical engine) and sends the 50 judged queries of
- * data/search-eval.json one after another, N rounds after a warm-up round. Then grows the catalogue to 20,000 courses
- * (copies of the real ones with varied titles, topics included, indexed by the same triggers) and measures again.
- * Prints p50/p95/p99 of the HTTP round trip (POST /api/search, limit 10) and of the search itself in process.
+ * Creates a scratch database on the PostgreSQL server of DATABASE_URL (dropped at the end), loads the real catalogue
+ * and the embedded engine's word vectors, boots the real API in process on a free port (no worker, no hosted model)
+ * twice, with the embedded semantic engine on and off, side by side, and sends every judged query to each in turn (data/search-eval.json and
+ * data/search-eval-learners.json: keywords, typos, filters, organisations and natural questions) one after another,
+ * N rounds after a warm-up round. Then grows the catalogue to 20,000 courses (copies of the real ones with varied
+ * titles, topics included, indexed by the same triggers) and measures again. Prints p50/p95/p99 of the HTTP round
+ * trip (POST /api/search, limit 10) and the time from creating the app to the engine's first index.
+ *
+ * With the service built (`npm run build`), it also starts `node dist/src/main.js` on the loaded 20,000-course
+ * database with the engine on and off, and reports the time to ready (readiness probe, then the semantic engine's
+ * index) and the process's RSS.
  */
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createScratchCatalogue } from '../src/search/eval/scratch-catalogue';
 
 const SYNTHETIC_SIZE = 20_000;
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 5;
-const queries: string[] = JSON.parse(readFileSync(join(__dirname, '..', 'data', 'search-eval.json'), 'utf8')).queries.map((q: { query: string }) => q.query);
+const load = (file: string): string[] => JSON.parse(readFileSync(join(__dirname, '..', 'data', file), 'utf8')).queries.map((q: { query: string }) => q.query);
+const queries = [...load('search-eval.json'), ...load('search-eval-learners.json')];
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-const fmt = (xs: number[]) => {
+const stats = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return `p50 ${pct(s, 50).toFixed(1)} ms  p95 ${pct(s, 95).toFixed(1)} ms  p99 ${pct(s, 99).toFixed(1)} ms  (n=${s.length})`;
+  return [pct(s, 50), pct(s, 95), pct(s, 99)].map((x) => x.toFixed(1));
 };
+const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
+const table: string[][] = [];
 
 async function main(): Promise<void> {
   const scratch = await createScratchCatalogue('search_bench');
@@ -38,39 +49,112 @@ async function main(): Promise<void> {
     const { createApp } = await import('../src/app.factory');
     const { PartnersService } = await import('../src/partners/partners.service');
     const { SearchService } = await import('../src/search/search.service');
-    const app = await createApp(loadConfig(), { worker: false });
-    await app.listen(0, '127.0.0.1');
-    const base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
-    const partner = await app.get(PartnersService).create({ name: 'Bench', email: 'bench@example.com', plan: 'enterprise', mode: 'test' });
-    const key = partner.api_key.key;
-    const service = app.get(SearchService);
 
+    const boot = async (engine: boolean) => {
+      process.env.SEARCH_EMBEDDED_ENGINE = String(engine);
+      const started = performance.now();
+      const app = await createApp(loadConfig(), { worker: false });
+      await app.listen(0, '127.0.0.1');
+      await app.get(SearchService).embedded?.ready;
+      const ready = performance.now() - started;
+      const base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
+      const partner = await app.get(PartnersService).create({ name: 'Bench', email: `bench-${engine}@example.com`, plan: 'enterprise', mode: 'test' });
+      return { app, base, key: partner.api_key.key, ready, http: [] as number[], semantic: 0 };
+    };
+    // Both apps run side by side and each query goes to one then the other, so the machine's load (shared, noisy)
+    // weighs on both alike: compare the two rows of one catalogue, not figures of different runs.
     const measure = async (label: string) => {
-      const http: number[] = [];
-      const inProcess: number[] = [];
+      const on = await boot(true);
+      const off = await boot(false);
       for (let r = 0; r <= rounds; r++) {
         for (const query of queries) {
-          let t = performance.now();
-          const res = await fetch(`${base}/api/search`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': key }, body: JSON.stringify({ query, limit: 10 }) });
-          if (res.status !== 200) throw new Error(`search answered ${res.status}: ${await res.text()}`);
-          await res.arrayBuffer();
-          if (r > 0) http.push(performance.now() - t);
-          t = performance.now();
-          await service.search(query, 10);
-          if (r > 0) inProcess.push(performance.now() - t);
+          for (const side of r % 2 ? [off, on] : [on, off]) {
+            const t = performance.now();
+            const res = await fetch(`${side.base}/api/search`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': side.key }, body: JSON.stringify({ query, limit: 10 }) });
+            if (res.status !== 200) throw new Error(`search answered ${res.status}: ${await res.text()}`);
+            const body = (await res.json()) as { data: { engine: string } };
+            if (r > 0) {
+              side.http.push(performance.now() - t);
+              if (body.data.engine === 'semantic') side.semantic++;
+            }
+          }
         }
       }
       const [{ n }] = await scratch.db.query(`SELECT count(*)::int AS n FROM courses WHERE published`);
-      process.stdout.write(`\n${label} (${n} published courses), ${queries.length} queries × ${rounds} rounds\n`);
-      process.stdout.write(`  HTTP POST /api/search  ${fmt(http)}\n  search in process     ${fmt(inProcess)}\n`);
+      for (const side of [on, off]) {
+        table.push([label, String(n), side === on ? 'on' : 'off', ...stats(side.http), `${Math.round((100 * side.semantic) / side.http.length)} %`, `${(side.ready / 1000).toFixed(1)} s`]);
+        await side.app.close();
+      }
     };
 
-    await measure('Real catalogue');
+    await measure('real catalogue');
     await growCatalogue(scratch.db);
-    await measure('Synthetic catalogue');
-    await app.close();
+    await measure('20,000 courses');
+
+    const header = ['catalogue', 'courses', 'semantic engine', 'p50 ms', 'p95 ms', 'p99 ms', 'answers "semantic"', 'app start to engine ready'];
+    process.stdout.write(`\nPOST /api/search, limit 10: ${queries.length} judged queries × ${rounds} rounds after a warm-up round, one at a time\n\n`);
+    process.stdout.write(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|\n`);
+    for (const r of table) process.stdout.write(`| ${r.join(' | ')} |\n`);
+
+    if (existsSync(join(__dirname, '..', 'dist', 'src', 'main.js'))) {
+      const rows = [await startService(scratch.url, true), await startService(scratch.url, false)];
+      process.stdout.write(`\n\`node dist/src/main.js\` on the loaded 20,000-course database (migrations checked, catalogue present)\n\n`);
+      process.stdout.write(`| semantic engine | process start to /health/ready | to engine ready | RSS when ready |\n|---|---|---|---|\n`);
+      for (const r of rows) process.stdout.write(`| ${r.join(' | ')} |\n`);
+    } else {
+      process.stdout.write('\n(run `npm run build` first to measure the built service\'s start-up and RSS)\n');
+    }
   } finally {
     await scratch.drop();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+/** Starts the built service, times readiness and the engine's "ready" log line, reads its RSS, stops it. */
+async function startService(databaseUrl: string, engine: boolean): Promise<string[]> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'src', 'main.js')], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'info',
+      RUN_WORKER: 'false',
+      AUTO_MIGRATE: 'true',
+      LOAD_DEMO_CATALOGUE: 'true',
+      SEARCH_EMBEDDED_ENGINE: String(engine),
+    },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let engineReady = 0;
+  child.stdout!.on('data', (d: Buffer) => {
+    if (!engineReady && d.toString().includes('semantic engine ready')) engineReady = performance.now() - started;
+  });
+  try {
+    let ready = 0;
+    while (!ready && performance.now() - started < 120_000) {
+      const ok = await fetch(`http://127.0.0.1:${port}/health/ready`).then((r) => r.ok, () => false);
+      if (ok) ready = performance.now() - started;
+      else await new Promise((r) => setTimeout(r, 50));
+    }
+    while (engine && !engineReady && performance.now() - started < 120_000) await new Promise((r) => setTimeout(r, 50));
+    const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+    return [engine ? 'on' : 'off', `${(ready / 1000).toFixed(1)} s`, engine ? `${(engineReady / 1000).toFixed(1)} s` : '–', mb(rss)];
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
   }
 }
 

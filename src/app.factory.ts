@@ -9,9 +9,11 @@ import { AppModule } from './app.module';
 import { answerClientErrorsWithEnvelope } from './common/client-error';
 import { DrainingExpressAdapter } from './common/draining-express-adapter';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
+import { requestDeadline } from './common/request-deadline';
 import { AllExceptionsFilter } from './common/http-exception.filter';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/config';
+import { warnAboutDevelopmentDefaults } from './config/development-defaults';
 import { MetricsService } from './metrics/metrics.service';
 import { CorsOrigins } from './partners/cors-origins';
 import { setupSwagger } from './swagger';
@@ -23,6 +25,8 @@ export const UNPREFIXED_ROUTES = [
   { path: 'static/{*path}', method: RequestMethod.GET },
   { path: 'preview/{*path}', method: RequestMethod.GET },
   { path: 'live/{*path}', method: RequestMethod.ALL },
+  { path: 'verify/{*path}', method: RequestMethod.GET },
+  { path: '.well-known/jwks.json', method: RequestMethod.GET },
   { path: 'metrics', method: RequestMethod.GET },
 ];
 
@@ -38,8 +42,16 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));
+  warnAboutDevelopmentDefaults(app.get(Logger), config);
+  // First of all: a request is answered within REQUEST_TIMEOUT_MS even when PostgreSQL or Redis is stuck.
+  app.use(requestDeadline(config.requestTimeoutMs));
   answerClientErrorsWithEnvelope(app.getHttpServer());
   app.disable('x-powered-by');
+  // Browsers must take every response (JSON above all) as the type it declares, never sniff it into HTML or script.
+  app.use((_req: Request, res: Response, next: NextFunction) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    next();
+  });
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
   app.setGlobalPrefix('api', { exclude: UNPREFIXED_ROUTES });
@@ -52,9 +64,9 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       if (!origin) return callback(null, false);
       origins.isAllowed(origin).then((ok) => callback(null, ok), () => callback(null, false));
     },
-    methods: ['GET', 'POST', 'PATCH', 'DELETE'],
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: ['X-API-Key', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
-    exposedHeaders: ['X-Request-Id', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed'],
+    exposedHeaders: ['X-Request-Id', 'Location', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed'],
     maxAge: 600,
   });
   // Server-to-server calls carry no Origin: they skip CORS entirely (the allowlist itself is checked by the guard).

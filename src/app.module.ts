@@ -19,11 +19,14 @@ import { CreditsModule } from './credits/credits.module';
 import { EnrollmentModule } from './enrollment/enrollment.module';
 import { CertificatesModule } from './certificates/certificates.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
+import { IdempotencyWorkerModule } from './idempotency/idempotency-worker.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { WebinarsModule } from './webinars/webinars.module';
 import { WebhooksWorkerModule } from './webhooks/worker/webhooks-worker.module';
 import { SearchModule } from './search/search.module';
 import { SearchWorkerModule } from './search/search-worker.module';
+import { JobsModule } from './jobs/jobs.module';
+import { JobsWorkerModule } from './jobs/worker/jobs-worker.module';
 
 export interface AppModuleOptions {
   /** Serve HTTP routes (the API process). */
@@ -45,10 +48,10 @@ const CORE = [
 ];
 
 /** Feature modules: each owns its tables, routes and events. */
-const FEATURES = [AuthModule, PartnersModule, CoursesModule, UsersModule, CreditsModule, EnrollmentModule, CertificatesModule, IdempotencyModule, WebhooksModule, WebinarsModule, SearchModule, HealthModule];
+const FEATURES = [AuthModule, PartnersModule, CoursesModule, UsersModule, CreditsModule, EnrollmentModule, CertificatesModule, IdempotencyModule, WebhooksModule, WebinarsModule, SearchModule, JobsModule, HealthModule];
 
 /** Modules holding BullMQ processors and background loops, loaded where `worker` is on. */
-const WORKERS: DynamicModule['imports'] = [WebhooksWorkerModule, SearchWorkerModule];
+const WORKERS: DynamicModule['imports'] = [WebhooksWorkerModule, SearchWorkerModule, JobsWorkerModule, IdempotencyWorkerModule];
 
 @Module({})
 export class AppModule implements NestModule {

@@ -10,10 +10,20 @@ export function maskUrl(url: string | undefined): string | undefined {
   return url?.replace(SECRET_QUERY, '$1[REDACTED]');
 }
 
+/** Anything shaped like one of our API keys, of any length; the display prefix (first 14 characters) is kept. */
+const API_KEY_SHAPE = /eck_(test|live)_([0-9A-Za-z]{0,5})[0-9A-Za-z]*/g;
+
+/** Masks API keys wherever they appear in a serialised log line: URLs, headers, bodies, error messages. */
+export function maskApiKeys(line: string): string {
+  return line.includes('eck_') ? line.replace(API_KEY_SHAPE, 'eck_$1_$2[REDACTED]') : line;
+}
+
 /** Structured JSON logs with the request id on every line; keys, secrets and tokens never logged. */
 export function loggerParams(config: AppConfig, stream?: NodeJS.WritableStream): Params {
   const options = {
     level: config.logLevel,
+    // The last step before a line is written, so no field, message or nesting can carry a key past it.
+    hooks: { streamWrite: maskApiKeys },
     genReqId: (req: IncomingMessage, res: ServerResponse) => assignRequestId(req, res),
     customProps: (req: IncomingMessage) => ({ request_id: (req as { id?: string }).id }),
     redact: {

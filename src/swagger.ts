@@ -14,12 +14,12 @@ const TAGS: Array<[string, string]> = [
   ['Users', 'Your learners (per mode), identified by our id or your `external_user_id`.'],
   ['Credits', 'Learner credit balances: top-ups (idempotent by `reference`), balance and the append-only ledger.'],
   ['Enrolment', 'Enrol learners in published courses (paid with credits) and record their progress topic by topic.'],
-  ['Certificates', 'Certificates issued on completion: issue, public verification and the PDF download.'],
+  ['Certificates', 'Certificates issued on completion: issue, public verification (JSON), the PDF, and the signed Open Badges 3.0 credential with its public key set.'],
   ['Webinars', 'Live webinar rooms: schedule, start, register, join, attendance and end.'],
   ['Search', 'Natural-language course search with filters understood from the words.'],
   ['Webhooks', 'Signed webhook subscriptions for the nine event types, their deliveries and redelivery.'],
   ['Admin', 'Platform operators only (admin keys): partners, keys, production access, courses and certificate revocation.'],
-  ['Pages', 'Generated pages and images the catalogue links to (no envelope, no key).'],
+  ['Pages', 'Generated pages and images (no envelope, no key): course previews, thumbnails, avatars and the certificate verification page.'],
   ['Health', 'Liveness and readiness probes for orchestrators (no key).'],
   ['Metrics', 'Prometheus metrics for operators.'],
 ];
@@ -77,11 +77,18 @@ function internalErrorResponse(): ResponseObject {
 
 export function setupSwagger(app: INestApplication, config: AppConfig): void {
   const document = buildOpenApiDocument(app, config);
+  // The docs page holds a key once Authorize is used: no other site may frame it (clickjacking).
+  app.use('/docs', (_req: unknown, res: { setHeader(name: string, value: string): void }, next: () => void) => {
+    res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
+    res.setHeader('X-Frame-Options', 'DENY');
+    next();
+  });
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs/openapi.json',
     yamlDocumentUrl: 'docs/openapi.yaml',
     useGlobalPrefix: false,
     customSiteTitle: 'Partner API docs',
-    swaggerOptions: { persistAuthorization: true, displayRequestDuration: true, tryItOutEnabled: false },
+    // The key lives in the page's memory only: persisted, it would sit in localStorage for any script on the origin.
+    swaggerOptions: { persistAuthorization: false, displayRequestDuration: true, tryItOutEnabled: false },
   });
 }

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { loadConfigOrExit } from './config/config';
+import { warnAboutDevelopmentDefaults } from './config/development-defaults';
 import { runMigrations } from './database/data-source';
 import { ensureDatabase } from './database/ensure-database';
 
@@ -13,6 +14,7 @@ async function main(): Promise<void> {
   if (config.autoMigrate) await runMigrations(config.databaseUrl);
   const app = await NestFactory.createApplicationContext(AppModule.register({ api: false, worker: true }), { bufferLogs: true });
   app.useLogger(app.get(Logger));
+  warnAboutDevelopmentDefaults(app.get(Logger), config);
   app.enableShutdownHooks();
   await app.init();
   app.get(Logger).log('Worker started');

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { SoakReceiver } from './receivers';
+import type { Stats } from './traffic';
 
 export interface Check {
   name: string;
@@ -101,4 +102,18 @@ export async function deliveryChecks(db: DataSource, receivers: SoakReceiver[], 
     { name: 'no delivery for a non-matching subscription', value: `${unexpected} unexpected ids`, ok: unexpected === 0 },
     { name: 'accepted twice (timeout after 2xx, at-least-once)', value: `${twiceOk} ids`, ok: true },
   ];
+}
+
+/** Every write the API acknowledged (2xx) is in PostgreSQL, whatever failed around it. */
+export async function acknowledgedChecks(db: DataSource, acknowledged: Stats['acknowledged']): Promise<Check[]> {
+  const [found] = await db.query(
+    `SELECT (SELECT count(*) FROM users WHERE id = ANY ($1::int[]))::int AS users,
+            (SELECT count(*) FROM credit_transactions WHERE id = ANY ($2::varchar[]))::int AS transactions,
+            (SELECT count(*) FROM enrollments WHERE id = ANY ($3::int[]))::int AS enrollments,
+            (SELECT count(*) FROM webinars WHERE id = ANY ($4::varchar[]))::int AS webinars`,
+    [acknowledged.users, acknowledged.transactions, acknowledged.enrollments, acknowledged.webinars],
+  );
+  const parts = (['users', 'transactions', 'enrollments', 'webinars'] as const).map((k) => ({ k, sent: new Set<unknown>(acknowledged[k]).size, found: found[k] as number }));
+  const missing = parts.reduce((n, p) => n + p.sent - p.found, 0);
+  return [{ name: 'every acknowledged write present', value: `${parts.map((p) => `${p.found}/${p.sent} ${p.k}`).join(', ')}; ${missing} missing`, ok: missing === 0 }];
 }

@@ -6,15 +6,31 @@ export interface SoakCourse {
   topics: Array<{ id: number; hasQuiz: boolean }>;
 }
 
+/** A request sent with an Idempotency-Key, and the answer it got (replayed after the faults to check it is kept). */
+export interface KeyedCall {
+  key: string;
+  apiKey: string;
+  path: string;
+  body: unknown;
+  at: number;
+  status: number;
+  response: unknown;
+}
+
 export interface Stats {
   byRoute: Map<string, { count: number; statuses: Map<number, number>; totalMs: number; maxMs: number }>;
-  serverErrors: Array<{ route: string; status: number; body: string }>;
+  serverErrors: Array<{ route: string; status: number; body: string; at: number }>;
   networkErrors: number;
   negativeBalances: number;
+  /** Every answer: which key, when it was sent, its status (for the quota accounting around the Redis wipe). */
+  calls: Array<{ apiKey: string; at: number; status: number }>;
+  /** Ids of the writes the API acknowledged (2xx): each must be in PostgreSQL at the end. */
+  acknowledged: { users: number[]; transactions: string[]; enrollments: number[]; webinars: string[] };
+  keyed: KeyedCall[];
 }
 
 export function newStats(): Stats {
-  return { byRoute: new Map(), serverErrors: [], networkErrors: 0, negativeBalances: 0 };
+  return { byRoute: new Map(), serverErrors: [], networkErrors: 0, negativeBalances: 0, calls: [], acknowledged: { users: [], transactions: [], enrollments: [], webinars: [] }, keyed: [] };
 }
 
 const QUERIES = ['beginner course', 'free data course', 'advanced design under 5 hours', 'learn pyhton', 'soak course', 'management for beginners'];
@@ -24,7 +40,8 @@ const id = () => randomBytes(6).toString('hex');
 /**
  * One simulated integrator for one partner: registers learners, tops up, enrols, completes courses, runs webinars
  * and searches, round-robin over the API instances, until the deadline. It keeps just enough state to make
- * meaningful calls; expected refusals (402, 409 …) are normal traffic, any 5xx is recorded.
+ * meaningful calls; expected refusals (402, 409 …) are normal traffic, any 5xx is recorded, and so is every
+ * acknowledged write and every request sent with an Idempotency-Key (top-ups without a reference, webinar creations).
  */
 export class VirtualUser {
   private readonly users: number[] = [];
@@ -40,8 +57,9 @@ export class VirtualUser {
     private readonly stats: Stats,
   ) {}
 
-  async run(until: number): Promise<void> {
-    while (Date.now() < until) {
+  /** Sends requests one after another for as long as `running()` says. */
+  async run(running: () => boolean): Promise<void> {
+    while (running()) {
       try {
         await this.step();
       } catch {
@@ -64,7 +82,10 @@ export class VirtualUser {
   private async register(): Promise<void> {
     const ext = `soak-${id()}`;
     const r = await this.call('POST', '/api/users', 'users.create', { external_user_id: ext, name: `Learner ${ext}`, email: `${ext}@example.com` });
-    if (r.status === 201) this.users.push(r.body.data.id);
+    if (r.status === 201) {
+      this.users.push(r.body.data.id);
+      this.stats.acknowledged.users.push(r.body.data.id);
+    }
   }
 
   private async topUp(): Promise<void> {
@@ -76,9 +97,18 @@ export class VirtualUser {
     }
     const user = pick(this.users);
     const amount = 5 + Math.floor(Math.random() * 30);
+    // Half the top-ups carry no reference, only an Idempotency-Key: the key alone must keep them from crediting twice.
+    if (Math.random() < 0.5) {
+      const r = await this.call('POST', '/api/credits/topup', 'credits.topup', { user_id: user, amount, source: 'soak' }, `topup-${id()}`);
+      if (r.status === 201) this.stats.acknowledged.transactions.push(r.body.data.transaction_id);
+      return;
+    }
     const reference = `pay-${id()}`;
     const r = await this.call('POST', '/api/credits/topup', 'credits.topup', { user_id: user, amount, reference, source: 'soak' });
-    if (r.status === 201) this.lastReference = { reference, user, amount };
+    if (r.status === 201) {
+      this.lastReference = { reference, user, amount };
+      this.stats.acknowledged.transactions.push(r.body.data.transaction_id);
+    }
   }
 
   private async enroll(): Promise<void> {
@@ -86,6 +116,7 @@ export class VirtualUser {
     const r = await this.call('POST', '/api/enroll', 'enroll', { user_id: pick(this.users), course_id: course.id });
     if (r.status === 201) {
       this.enrollments.push({ id: r.body.data.enrollment_id, course, done: 0 });
+      this.stats.acknowledged.enrollments.push(r.body.data.enrollment_id);
       if (r.body.data.credits_remaining < 0) this.stats.negativeBalances++;
     }
   }
@@ -107,8 +138,11 @@ export class VirtualUser {
         host_id: pick(this.users),
         scheduled_at: new Date(Date.now() + 60_000).toISOString(),
         max_attendees: 4,
-      });
-      if (r.status === 201) this.webinar = { id: r.body.data.webinar_id, state: 'scheduled', joins: 0 };
+      }, `webinar-${id()}`);
+      if (r.status === 201) {
+        this.webinar = { id: r.body.data.webinar_id, state: 'scheduled', joins: 0 };
+        this.stats.acknowledged.webinars.push(r.body.data.webinar_id);
+      }
       return;
     }
     if (w.state === 'scheduled') {
@@ -125,12 +159,17 @@ export class VirtualUser {
     this.webinar = undefined;
   }
 
-  private async call(method: string, path: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
+  private async call(method: string, path: string, route: string, body?: unknown, idempotencyKey?: string): Promise<{ status: number; body: any }> {
     const base = this.apis[this.calls++ % this.apis.length];
+    const at = Date.now();
     const started = performance.now();
     const res = await fetch(base + path, {
       method,
-      headers: { 'x-api-key': this.key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        'x-api-key': this.key,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -141,7 +180,10 @@ export class VirtualUser {
     entry.maxMs = Math.max(entry.maxMs, ms);
     entry.statuses.set(res.status, (entry.statuses.get(res.status) ?? 0) + 1);
     this.stats.byRoute.set(route, entry);
-    if (res.status >= 500) this.stats.serverErrors.push({ route, status: res.status, body: text.slice(0, 300) });
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    if (res.status >= 500) this.stats.serverErrors.push({ route, status: res.status, body: text.slice(0, 300), at });
+    this.stats.calls.push({ apiKey: this.key, at, status: res.status });
+    const parsed = text ? JSON.parse(text) : undefined;
+    if (idempotencyKey) this.stats.keyed.push({ key: idempotencyKey, apiKey: this.key, path, body, at, status: res.status, response: parsed });
+    return { status: res.status, body: parsed };
   }
 }

@@ -1,9 +1,13 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { parseApiKey } from '../auth/api-key';
+import { AuthFailureLimiter } from '../auth/auth-failure-limiter';
 import { KeyStore } from '../auth/key-store';
-import { ERROR_CODES, ErrorCode } from '../common/errors';
+import { DomainError, ERROR_CODES, ErrorCode } from '../common/errors';
+import { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
+import { crossSiteWrite, ownOrigins } from './cross-site-guard';
 
 const REALM = 'Basic realm="Partner API admin", charset="UTF-8"';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -12,27 +16,42 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
  * Admin authentication for browser pages. A browser cannot add X-API-Key to a navigation, so the admin key is
  * accepted as the password of HTTP Basic auth (any user name); scripts may still send X-API-Key. Only an active,
  * unrevoked admin key passes: no or bad credentials → 401 with a Basic challenge, a partner key → 403 admin_only.
+ * Writes that come from another site are refused first (403 origin_not_allowed): browsers resend Basic credentials.
  */
 @Injectable()
 export class AdminBasicAuth {
-  constructor(private readonly keys: KeyStore) {}
+  private readonly publicOrigin: string;
+
+  constructor(
+    private readonly keys: KeyStore,
+    private readonly failures: AuthFailureLimiter,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.publicOrigin = new URL(config.publicBaseUrl).origin;
+  }
 
   middleware(): RequestHandler {
     return (req, res, next) => void this.check(req, res, next).catch(() => this.refuse(req, res, 'service_unavailable'));
   }
 
   private async check(req: Request, res: Response, next: NextFunction): Promise<void> {
+    const crossSite = crossSiteWrite(req, ownOrigins(req, this.publicOrigin));
+    if (crossSite) return this.refuse(req, res, 'origin_not_allowed', `Dashboard writes must come from the dashboard itself (refused ${crossSite}).`);
     const raw = keyOf(req);
     if (!raw) return this.refuse(req, res, 'missing_api_key', 'Admin credentials required: HTTP Basic auth with an admin API key as the password.');
     const parsed = parseApiKey(raw);
-    if (!parsed) return this.refuse(req, res, 'invalid_api_key');
-    const record = await this.keys.find(parsed.hash);
-    if (!record) return this.refuse(req, res, 'invalid_api_key');
+    const record = parsed ? await this.keys.find(parsed.hash) : null;
+    if (!record) return this.refuseError(req, res, await this.failures.refusal(req.ip));
     if (record.revoked) return this.refuse(req, res, 'revoked_api_key');
     if (record.partnerStatus !== 'active') return this.refuse(req, res, 'account_suspended');
     if (record.role !== 'admin') return this.refuse(req, res, 'admin_only');
     res.setHeader('Cache-Control', 'no-store');
     next();
+  }
+
+  private refuseError(req: Request, res: Response, error: DomainError): void {
+    for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
+    this.refuse(req, res, error.code, error.message);
   }
 
   private refuse(req: Request, res: Response, code: ErrorCode, text?: string): void {

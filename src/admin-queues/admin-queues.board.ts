@@ -7,6 +7,7 @@ import type { RequestHandler } from 'express';
 import Redis from 'ioredis';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
+import { JOBS_QUEUE } from '../jobs/job-queue';
 import { SEARCH_EMBEDDINGS_QUEUE } from '../search/embed-pending-courses.job';
 import { queuePrefix, WEBHOOK_QUEUE } from '../webhooks/webhook-queue';
 import { AdminBasicAuth } from './admin-basic-auth';
@@ -15,7 +16,7 @@ import { AdminBasicAuth } from './admin-basic-auth';
 export const ADMIN_QUEUES_PATH = '/admin/queues';
 
 /**
- * The Bull Board dashboard over the webhook delivery and search embedding queues, for platform operators.
+ * The Bull Board dashboard over the webhook delivery, search embedding and background job queues, for platform operators.
  * It reads the queues through its own lazily connected Redis client, so an API that never serves the page
  * holds no extra connection, and Redis being down only breaks the page.
  */
@@ -31,7 +32,7 @@ export class AdminQueuesBoard implements OnApplicationShutdown {
   ) {
     this.connection = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000 });
     this.connection.on('error', () => undefined);
-    this.queues = [WEBHOOK_QUEUE, SEARCH_EMBEDDINGS_QUEUE].map((name) => {
+    this.queues = [WEBHOOK_QUEUE, SEARCH_EMBEDDINGS_QUEUE, JOBS_QUEUE].map((name) => {
       const queue = new Queue(name, { connection: this.connection, prefix: queuePrefix(config) });
       queue.on('error', () => undefined);
       return queue;

@@ -10,6 +10,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { PlanFeatureName } from '../partners/plan.entity';
 import { parseApiKey } from './api-key';
 import { AuthContext, AuthedRequest } from './auth-context';
+import { AuthFailureLimiter } from './auth-failure-limiter';
 import { ADMIN_ONLY, PLAN_FEATURE } from './auth.decorators';
 import { KeyRecord, KeyStore } from './key-store';
 import { IS_PUBLIC } from './public.decorator';
@@ -19,7 +20,7 @@ const LAST_USED_EVERY_MS = 60_000;
 
 /**
  * The one API-key guard, driven by route metadata (@Public, @AdminOnly, @PlanFeature). In order:
- * key present and well-formed → known → not revoked → partner active → Origin allowlist →
+ * key present and well-formed → known (failures limited per client address) → not revoked → partner active → Origin allowlist →
  * admin-only → plan includes the endpoint → rate limit → monthly quota.
  */
 @Injectable()
@@ -33,6 +34,7 @@ export class ApiKeyGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly keys: KeyStore,
     private readonly limiter: UsageLimiter,
+    private readonly failures: AuthFailureLimiter,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
@@ -50,10 +52,10 @@ export class ApiKeyGuard implements CanActivate {
     const raw = req.headers['x-api-key'];
     if (raw === undefined || raw === '') throw new DomainError('missing_api_key');
     const parsed = parseApiKey(Array.isArray(raw) ? undefined : raw);
-    if (!parsed) throw new DomainError('invalid_api_key');
+    if (!parsed) throw await this.failures.refusal(req.ip);
 
     const record = await this.keys.find(parsed.hash);
-    if (!record) throw new DomainError('invalid_api_key');
+    if (!record) throw await this.failures.refusal(req.ip);
     if (record.revoked) throw new DomainError('revoked_api_key');
     if (record.partnerStatus !== 'active') throw new DomainError('account_suspended');
 

@@ -1,6 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { LruCache } from '../common/lru-cache';
 import { RedisService } from '../redis/redis.service';
 import type { Mode } from '../common/scope';
 import type { PartnerStatus } from '../partners/partner.entity';
@@ -20,16 +21,23 @@ export interface KeyRecord {
 }
 
 const TTL_MS = 3000;
+const CAPACITY = 10_000;
+/** Keys found unknown stay unknown (keys are random, never chosen by a client): remembered longer, apart from known ones. */
+const UNKNOWN_TTL_MS = 60_000;
+const UNKNOWN_CAPACITY = 20_000;
 const CHANNEL = 'auth.changed';
 
 /**
  * Verified keys cached in process for three seconds, so a request costs no database round trip.
  * Revocation, suspension and plan changes publish on Redis and clear every instance's cache at once;
  * the short TTL bounds staleness to well under the contract's 5 s even if a message is lost.
+ * Both caches evict the least recently used entry when full, and unknown keys have their own, so a flood of
+ * forged keys neither costs a lookup each time one repeats nor pushes valid keys out.
  */
 @Injectable()
 export class KeyStore implements OnModuleInit {
-  private readonly cache = new Map<string, { record: KeyRecord | null; expires: number }>();
+  private readonly known = new LruCache<string, KeyRecord>(CAPACITY, TTL_MS);
+  private readonly unknown = new LruCache<string, true>(UNKNOWN_CAPACITY, UNKNOWN_TTL_MS);
   private readonly inflight = new Map<string, Promise<KeyRecord | null>>();
 
   constructor(
@@ -38,26 +46,27 @@ export class KeyStore implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.redis.subscribe(CHANNEL, () => this.cache.clear());
+    this.redis.subscribe(CHANNEL, () => this.known.clear());
   }
 
   async find(hash: string): Promise<KeyRecord | null> {
-    const hit = this.cache.get(hash);
-    if (hit && hit.expires > Date.now()) return hit.record;
+    const hit = this.known.get(hash);
+    if (hit) return hit;
+    if (this.unknown.get(hash)) return null;
     let pending = this.inflight.get(hash);
     if (!pending) {
       pending = this.load(hash).finally(() => this.inflight.delete(hash));
       this.inflight.set(hash, pending);
     }
     const record = await pending;
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(hash, { record, expires: Date.now() + TTL_MS });
+    if (record) this.known.set(hash, record);
+    else this.unknown.set(hash, true);
     return record;
   }
 
   /** Call after a key, partner or plan change commits. */
   async invalidate(): Promise<void> {
-    this.cache.clear();
+    this.known.clear();
     await this.redis.publish(CHANNEL, String(Date.now())).catch(() => undefined);
   }
 

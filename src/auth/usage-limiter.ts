@@ -1,13 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { RedisService } from '../redis/redis.service';
 import type { Mode } from '../common/scope';
+import { DomainError } from '../common/errors';
+import { UsageCounters } from './usage-counters';
 
 /**
  * One atomic Redis script per keyed request: the per-key rate window first, then the monthly quota.
  * A call refused by either is not counted against the quota, and the quota check-and-increment is a
  * single step, so with N calls left and more than N in parallel exactly N pass, on any number of instances.
+ * A missing quota counter (Redis lost its data, or a new month) counts nothing and says so ({3}): the caller
+ * restores it from PostgreSQL and runs the script again.
  */
 const SCRIPT = `
+if tonumber(ARGV[2]) >= 0 and redis.call('EXISTS', KEYS[2]) == 0 then return {3, 0, 0} end
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('PEXPIRE', KEYS[1], 2000) end
 if n > tonumber(ARGV[1]) then return {0, n, 0} end
@@ -56,7 +61,10 @@ export function monthEnd(date = new Date()): number {
 
 @Injectable()
 export class UsageLimiter {
-  constructor(private readonly redis: RedisService) {}
+  constructor(
+    private readonly redis: RedisService,
+    private readonly counters: UsageCounters,
+  ) {}
 
   quotaKey(partnerId: number, mode: Mode, month = monthOf()): string {
     return this.redis.key('quota', partnerId, mode, month);
@@ -66,15 +74,18 @@ export class UsageLimiter {
     const now = new Date();
     const second = Math.floor(now.getTime() / 1000);
     const reset = monthEnd(now);
-    const [status, n, used] = (await this.redis.client.eval(
-      SCRIPT,
-      2,
-      this.redis.key('rate', keyId, second),
-      this.quotaKey(partnerId, mode, monthOf(now)),
-      ratePerSecond,
-      monthlyQuota ?? -1,
-      reset - second + 7 * 86400,
-    )) as [number, number, number];
+    const month = monthOf(now);
+    const quotaKey = this.quotaKey(partnerId, mode, month);
+    const ttl = reset - second + 7 * 86400;
+    const run = async () =>
+      (await this.redis.client.eval(SCRIPT, 2, this.redis.key('rate', keyId, second), quotaKey, ratePerSecond, monthlyQuota ?? -1, ttl)) as [number, number, number];
+    let [status, n, used] = await run();
+    for (let restores = 0; status === 3; restores++) {
+      if (restores === 3) throw new DomainError('service_unavailable');
+      await this.counters.restore(quotaKey, { partnerId, mode, month }, ttl);
+      [status, n, used] = await run();
+    }
+    if (status === 1 && monthlyQuota !== null) this.counters.touch(quotaKey, { partnerId, mode, month });
     const rate: RateState = { limit: ratePerSecond, remaining: Math.max(0, ratePerSecond - n), resetSeconds: 1 };
     if (status === 0) return { kind: 'rate_limited', rate };
     const quota = monthlyQuota === null ? null : { limit: monthlyQuota, used, remaining: Math.max(0, monthlyQuota - used), reset };

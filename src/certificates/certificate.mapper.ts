@@ -7,16 +7,40 @@ export function platformLabel(mode: Mode): string {
   return mode === 'live' ? 'Learning Platform' : 'Learning Platform (test)';
 }
 
+/** An issue date as people read it on the certificate and its page: "22 November 2026". */
+export function formatIssueDate(isoDate: string): string {
+  return new Date(`${isoDate}T00:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+}
+
 /** Absolute URLs of a certificate, built from PUBLIC_BASE_URL. */
 export class CertificateUrls {
   constructor(private readonly publicBaseUrl: string) {}
 
+  /** The issuer's id in credentials: the service's public origin. */
+  get issuer(): string {
+    return this.publicBaseUrl;
+  }
+
+  /** The verification page a person opens (the QR code's target). */
   verify(id: string): string {
-    return `${this.publicBaseUrl}/api/certificates/verify/${id}`;
+    return `${this.publicBaseUrl}/verify/${id}`;
   }
 
   download(id: string): string {
     return `${this.publicBaseUrl}/api/certificates/${id}/download`;
+  }
+
+  credential(id: string): string {
+    return `${this.publicBaseUrl}/api/certificates/${id}/credential`;
+  }
+
+  /** The course as an achievement: its public preview page. */
+  course(courseId: number): string {
+    return `${this.publicBaseUrl}/preview/courses/${courseId}`;
+  }
+
+  get jwks(): string {
+    return `${this.publicBaseUrl}/.well-known/jwks.json`;
   }
 }
 

@@ -1,29 +1,28 @@
-import { Body, Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiNotFoundResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Auth, AuthContext } from '../auth/auth-context';
 import { PlanFeature } from '../auth/auth.decorators';
 import { Public } from '../auth/public.decorator';
-import { UsageLimiter } from '../auth/usage-limiter';
 import { RawResponse } from '../common/envelope.interceptor';
 import { DomainError } from '../common/errors';
 import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
-import { AppConfig } from '../config/config';
-import { APP_CONFIG } from '../config/config.module';
-import { renderCertificatePdf } from './certificate-pdf';
+import { renderCertificatePdf } from './pdf/certificate-pdf';
 import { toPublicCertificate } from './certificate.mapper';
 import { CertificatesService } from './certificates.service';
+import { CredentialSigner, VC_JWT_MEDIA_TYPE } from './credentials/credential-signer';
 import { CertificateDto, IssueCertificateDto, VerificationDto } from './dto/certificate.dto';
+import { PublicRateLimit } from './public-rate-limit';
 
-const CERT_ID_PARAM = { name: 'cert_id', example: 'ECK-2026-7K3QX9M2PD', description: '`<ECK|TST>-<year>-<10 Crockford base32 chars>` (case-insensitive).' };
+export const CERT_ID_PARAM = { name: 'cert_id', example: 'ECK-2026-7K3QX9M2PD', description: '`<ECK|TST>-<year>-<10 Crockford base32 chars>` (case-insensitive).' };
 
 @ApiTags('Certificates')
 @Controller('certificates')
 export class CertificatesController {
   constructor(
     private readonly certificates: CertificatesService,
-    private readonly limiter: UsageLimiter,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly rateLimit: PublicRateLimit,
+    private readonly signer: CredentialSigner,
   ) {}
 
   @Post('issue')
@@ -58,7 +57,7 @@ export class CertificatesController {
   @ApiNotFoundResponse({ description: 'Unknown or malformed id', schema: { type: 'object', properties: { valid: { type: 'boolean', example: false }, certificate: { type: 'object', nullable: true, example: null } } } })
   @ApiErrors('rate_limited', 'service_unavailable')
   async verify(@Param('cert_id') certId: string, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<VerificationDto> {
-    await this.limitPerIp('certificate-verify', req);
+    await this.rateLimit.spend('certificate-verify', req);
     res.setHeader('Cache-Control', 'no-store');
     const cert = await this.certificates.findPublic(certId);
     if (!cert) {
@@ -80,7 +79,7 @@ export class CertificatesController {
   @ApiOkResponse({ description: 'The PDF (`Content-Disposition: inline; filename="certificate-<id>.pdf"`)', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } })
   @ApiErrors('certificate_not_found', 'rate_limited', 'service_unavailable')
   async download(@Param('cert_id') certId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.limitPerIp('certificate-download', req);
+    await this.rateLimit.spend('certificate-download', req);
     const cert = await this.certificates.findPublic(certId);
     if (!cert) throw new DomainError('certificate_not_found');
     const pdf = await renderCertificatePdf(cert, this.certificates.verifyUrl(cert.id));
@@ -93,10 +92,37 @@ export class CertificatesController {
     res.end(pdf);
   }
 
-  // Public routes count per client IP, never against a partner's quota.
-  private async limitPerIp(name: string, req: Request): Promise<void> {
-    const limit = this.config.limits.verificationsPerMinute;
-    const { allowed, retryAfter } = await this.limiter.window(name, req.ip ?? 'unknown', limit, 60);
-    if (!allowed) throw new DomainError('rate_limited', { limit_per_minute: limit }, undefined, { 'Retry-After': String(retryAfter) });
+  @Get(':cert_id/credential')
+  @Public()
+  @RawResponse()
+  @ApiOperation({
+    summary: 'The certificate as a signed Open Badges 3.0 credential (no API key needed)',
+    description: [
+      'A VC-JWT: a compact JWS (`alg: EdDSA` over Ed25519, `typ: vc+jwt`, `kid` naming the key in `/.well-known/jwks.json`) whose payload is an Open Badges 3.0 `OpenBadgeCredential` (W3C Verifiable Credentials Data Model 2.0) plus the JWT claims `iss` (= `issuer.id`), `jti` (= `id`), `sub` (= `credentialSubject.id`) and `nbf` (= `validFrom`).',
+      'Wallets and other platforms verify it with any JOSE library against the public key set, without calling us. The same certificate always gives the same bytes under one key. No `exp`: certificates do not expire; revocation is answered here (410) and by the verification endpoint and page.',
+      'Revoked: 410 `certificate_revoked`; unknown or malformed id: 404 `certificate_not_found`. Rate-limited per client IP (the verification limit, a separate counter).',
+    ].join('\n\n'),
+  })
+  @ApiParam(CERT_ID_PARAM)
+  @ApiProduces(VC_JWT_MEDIA_TYPE)
+  @ApiOkResponse({
+    description:
+      'The compact JWS (`header.payload.signature`, base64url) as the whole body. Decoded payload: `{ "@context": ["https://www.w3.org/ns/credentials/v2", "https://purl.imsglobal.org/spec/ob/v3p0/context-3.0.3.json"], id, type: ["VerifiableCredential", "OpenBadgeCredential"], issuer: { id, type: ["Profile"], name, url }, validFrom, name, credentialSubject: { id, type: ["AchievementSubject"], name, achievement: { id, type: ["Achievement"], name, description, criteria: { narrative } } }, iss, jti, sub, nbf }` (see the certificates guide).',
+    content: { [VC_JWT_MEDIA_TYPE]: { schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$' } } },
+  })
+  @ApiErrors('certificate_not_found', 'certificate_revoked', 'rate_limited', 'service_unavailable')
+  async credential(@Param('cert_id') certId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.rateLimit.spend('certificate-credential', req);
+    const cert = await this.certificates.findPublic(certId);
+    if (!cert) throw new DomainError('certificate_not_found');
+    const jwt = await this.signer.sign(cert);
+    res.status(200);
+    res.setHeader('Content-Type', VC_JWT_MEDIA_TYPE);
+    res.setHeader('Content-Disposition', `inline; filename="certificate-${cert.id}.jwt"`);
+    // Revocation must show at once: the credential is not cached.
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.end(jwt);
   }
 }

@@ -7,10 +7,15 @@ import { Certificate } from './certificate.entity';
 import { CertificateIssuer } from './certificate-issuer';
 import { CertificatesController } from './certificates.controller';
 import { CertificatesService } from './certificates.service';
+import { CredentialSigner } from './credentials/credential-signer';
+import { JwksController } from './credentials/jwks.controller';
+import { SigningKeyStore } from './credentials/signing-key.store';
+import { PublicRateLimit } from './public-rate-limit';
+import { VerifyPageController } from './verify-page.controller';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Certificate]), UsersModule, EnrollmentModule],
-  controllers: [CertificatesController, AdminCertificatesController],
-  providers: [CertificateIssuer, CertificatesService],
+  controllers: [CertificatesController, AdminCertificatesController, VerifyPageController, JwksController],
+  providers: [CertificateIssuer, CertificatesService, PublicRateLimit, SigningKeyStore, CredentialSigner],
 })
 export class CertificatesModule {}

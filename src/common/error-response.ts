@@ -23,18 +23,23 @@ const STATUS_TO_CODE: Record<number, ErrorCode> = {
   503: 'service_unavailable',
 };
 
-/** Connection-level failures of PostgreSQL or Redis: answered 503, never 500. */
+// Connection failures, 57014 a statement cancelled (statement_timeout), 57P01/57P03 server shutting down or
+// starting, 08xxx connection exceptions.
+const DEPENDENCY_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '57014', '57P01', '57P03', '08006', '08001', '08003']);
+// What pg, pg-pool, TypeORM and ioredis say when the server is away, stuck or too slow: connection lost or refused,
+// a pool or connect timeout, pg's query read timeout, ioredis's command timeout.
+const DEPENDENCY_MESSAGES =
+  /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Connection is closed|Stream isn't writeable|Reached the max retries per request limit|Redis is unavailable|getaddrinfo|Query read timeout|Command timed out|Client has encountered a connection error|Query runner already released/i;
+// TypeORM's errors for a transaction whose connection broke (a query after the release, a rollback of a lost BEGIN).
+const DEPENDENCY_ERROR_NAMES = new Set(['DependencyUnavailableError', 'QueryRunnerAlreadyReleasedError', 'MaxRetriesPerRequestError']);
+
+/** Failures and timeouts of PostgreSQL or Redis: answered 503, never 500 (contract sections 2 and 20). */
 export function isDependencyDown(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   const e = err as { code?: string; message?: string; name?: string };
-  const codes = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '57P01', '57P03', '08006', '08001', '08003'];
-  if (e.code && codes.includes(e.code)) return true;
-  const msg = e.message ?? '';
-  return (
-    /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Connection is closed|Stream isn't writeable|Reached the max retries per request limit|Redis is unavailable|getaddrinfo/i.test(
-      msg,
-    ) || e.name === 'DependencyUnavailableError'
-  );
+  if (e.code && DEPENDENCY_CODES.has(e.code)) return true;
+  if (e.name && DEPENDENCY_ERROR_NAMES.has(e.name)) return true;
+  return DEPENDENCY_MESSAGES.test(e.message ?? '');
 }
 
 /** Turns anything thrown into the contract's error envelope. Used by the exception filter and the idempotency layer. */

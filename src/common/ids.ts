@@ -26,7 +26,7 @@ export function randomChars(length: number, alphabet = BASE62): string {
   return out;
 }
 
-export type IdPrefix = 'wbn' | 'whk' | 'whd' | 'evt' | 'key' | 'txn' | 'par' | 'req' | 'att';
+export type IdPrefix = 'wbn' | 'whk' | 'whd' | 'evt' | 'key' | 'txn' | 'par' | 'req' | 'att' | 'job';
 
 /** Random, non-guessable string id such as `evt_3kT9…` (22 base62 chars ≈ 131 bits). */
 export function newId(prefix: IdPrefix): string {

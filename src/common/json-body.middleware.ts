@@ -3,6 +3,15 @@ import { DomainError } from './errors';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const parser = express.json({ limit: '100kb', strict: true, type: 'application/json' });
+// POST /api/enroll/bulk: 1,000 rows with the longest ids are about 200 kB of JSON.
+const LARGE_BODY_LIMIT = '512kb';
+const largeParser = express.json({ limit: LARGE_BODY_LIMIT, strict: true, type: 'application/json' });
+const LARGE_BODY_PATHS = new Set(['/api/enroll/bulk']);
+
+function parserFor(req: Request): { parse: typeof parser; large: boolean } {
+  const path = req.originalUrl.split('?')[0].replace(/\/+$/, '');
+  return LARGE_BODY_PATHS.has(path) ? { parse: largeParser, large: true } : { parse: parser, large: false };
+}
 
 function hasBody(req: Request): boolean {
   const len = req.headers['content-length'];
@@ -40,7 +49,7 @@ function hostileShape(body: object): { field: string; message: string } | null {
 
 /**
  * Contract section 1 for request bodies, in one middleware with a fast path for reads: a body must be
- * `application/json` (415), at most 100 kB (413), valid JSON (400 invalid_json) and a JSON object.
+ * `application/json` (415), at most 100 kB (512 kB for bulk enrolment) (413), valid JSON (400 invalid_json) and a JSON object.
  * Errors are thrown inside Nest's middleware proxy, so the global filter renders them in the envelope.
  */
 export async function jsonBody(req: Request, res: Response, next: NextFunction): Promise<void> {
@@ -48,7 +57,14 @@ export async function jsonBody(req: Request, res: Response, next: NextFunction):
   if (hasBody(req)) {
     const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
     if (type !== 'application/json') throw new DomainError('unsupported_media_type');
-    await new Promise<void>((resolve, reject) => parser(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+    const { parse, large } = parserFor(req);
+    await new Promise<void>((resolve, reject) =>
+      parse(req, res, (err?: unknown) => {
+        if (!err) return resolve();
+        const tooLarge = large && (err as { type?: string }).type === 'entity.too.large';
+        reject(tooLarge ? new DomainError('payload_too_large', undefined, 'The request body is larger than 512 kB.') : err);
+      }),
+    );
     if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
       throw new DomainError('validation_failed', [{ field: 'body', message: 'body must be a JSON object' }]);
     }

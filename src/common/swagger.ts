@@ -29,13 +29,17 @@ export class ErrorEnvelopeDto {
 }
 
 /** Documents a `{ status: "success", data: <model> }` response. */
-export function ApiSuccess(model: Type<unknown>, options: { status?: number; description?: string; isArray?: boolean } = {}) {
+export function ApiSuccess(
+  model: Type<unknown>,
+  options: { status?: number; description?: string; isArray?: boolean; headers?: Record<string, { description: string; schema: Record<string, unknown> }> } = {},
+) {
   const data = options.isArray ? { type: 'array', items: { $ref: getSchemaPath(model) } } : { $ref: getSchemaPath(model) };
   return applyDecorators(
     ApiExtraModels(model),
     ApiResponse({
       status: options.status ?? 200,
       description: options.description ?? 'Success',
+      ...(options.headers ? { headers: options.headers } : {}),
       schema: {
         type: 'object',
         required: ['status', 'data'],

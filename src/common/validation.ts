@@ -4,7 +4,8 @@ import { FieldError, validationFailed } from './errors';
 function flatten(errors: ValidationError[], parent = ''): FieldError[] {
   const out: FieldError[] = [];
   for (const e of errors) {
-    const field = parent ? `${parent}.${e.property}` : e.property;
+    // Array items are named like enrollments[3].course_id.
+    const field = !parent ? e.property : /^\d+$/.test(e.property) ? `${parent}[${e.property}]` : `${parent}.${e.property}`;
     if (e.constraints) {
       for (const [rule, message] of Object.entries(e.constraints)) {
         out.push({ field, message: rule === 'whitelistValidation' ? `${field} is not an allowed field` : message });

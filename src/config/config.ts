@@ -1,4 +1,7 @@
+import { isIP } from 'node:net';
+import { createPrivateKey, KeyObject } from 'node:crypto';
 import { URL } from 'node:url';
+import { DEV_WEBHOOK_SECRET_KEY, developmentDefaults, KNOWN_DEFAULT_SECRETS } from './development-defaults';
 
 /** Typed configuration, read once from the environment and validated at start-up. */
 export interface AppConfig {
@@ -8,8 +11,8 @@ export interface AppConfig {
   databaseUrl: string;
   /** PostgreSQL connections per process. */
   databasePoolSize: number;
-  /** Trust X-Forwarded-For for the client IP (behind a load balancer). */
-  trustProxy: boolean;
+  /** Proxies whose X-Forwarded-For entries are believed: how many hops, or which addresses/CIDRs (false: none). */
+  trustProxy: TrustProxy;
   redisUrl: string;
   /** Prefix for every Redis key and BullMQ queue, so several deployments or test runs share one Redis. */
   redisPrefix: string;
@@ -18,32 +21,83 @@ export interface AppConfig {
   runWorker: boolean;
   autoMigrate: boolean;
   loadDemoCatalogue: boolean;
+  /** Every request is answered within this (503 if PostgreSQL or Redis is stuck); statement timeouts derive from it. */
+  requestTimeoutMs: number;
   webhook: {
     allowPrivateTargets: boolean;
     retryDelaysMs: number[];
     timeoutMs: number;
     secretKey: string;
+    /** How often the worker re-enqueues due deliveries from PostgreSQL (jobs Redis lost). */
+    sweepIntervalMs: number;
   };
   search: {
+    /** The embedded semantic engine (word vectors from npm), on by default. */
+    embeddedEngine: boolean;
     embeddingsUrl?: string;
     embeddingsModel: string;
     embeddingsApiKey?: string;
   };
   metricsToken?: string;
+  /** Development defaults in force, warned about at start-up (see development-defaults.ts). */
+  developmentDefaults: string[];
+  credentials: {
+    /** The Ed25519 key that signs portable credentials (CREDENTIAL_SIGNING_KEY); null outside production when unset: one is then generated and kept in the database. */
+    signingKey: Ed25519PrivateJwk | null;
+  };
+  jobs: {
+    /** How often the worker re-enqueues unfinished jobs whose queue entry is gone (and how long a job must be idle). */
+    sweepIntervalMs: number;
+  };
   limits: {
     /** Self-service registrations per client IP per hour (contract: 5). */
     registrationsPerHour: number;
-    /** Public certificate verifications per client IP per minute. */
+    /** Keyless certificate requests (verification, page, credential, key set, download) per client IP per minute, each route counted apart. */
     verificationsPerMinute: number;
+    /** Failed key authentications per client IP per minute before 401 turns into 429 (contract: 30). */
+    authFailuresPerMinute: number;
   };
 }
 
 export class ConfigError extends Error {}
 
+export type TrustProxy = false | number | string[];
+/** An Ed25519 private key as a JWK (RFC 8037). */
+export interface Ed25519PrivateJwk {
+  kty: 'OKP';
+  crv: 'Ed25519';
+  x: string;
+  d: string;
+}
+
+// Public halves of private keys that are published and so protect nothing: RFC 8037's example key (Appendix A.1).
+const PUBLISHED_SIGNING_KEYS = new Set(['11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo']);
+
+const SIGNING_KEY_FORMAT =
+  'an Ed25519 private key, either a PKCS#8 PEM ("-----BEGIN PRIVATE KEY-----…", line breaks may be written as \\n) or a JWK ({"kty":"OKP","crv":"Ed25519","d":"…","x":"…"}); generate one with `openssl genpkey -algorithm ed25519`';
+
+/** Reads CREDENTIAL_SIGNING_KEY: required in production, and never a published example key there. */
+export function credentialSigningKey(env: Env, production: boolean): Ed25519PrivateJwk | null {
+  const raw = env.CREDENTIAL_SIGNING_KEY?.trim();
+  if (!raw) {
+    if (production) throw new ConfigError(`CREDENTIAL_SIGNING_KEY is required in production: ${SIGNING_KEY_FORMAT}`);
+    return null;
+  }
+  let key: KeyObject;
+  try {
+    key = raw.startsWith('{') ? createPrivateKey({ key: JSON.parse(raw) as never, format: 'jwk' }) : createPrivateKey(raw.replace(/\\n/g, '\n'));
+  } catch {
+    throw new ConfigError(`CREDENTIAL_SIGNING_KEY must be ${SIGNING_KEY_FORMAT}`);
+  }
+  if (key.asymmetricKeyType !== 'ed25519') throw new ConfigError(`CREDENTIAL_SIGNING_KEY must be ${SIGNING_KEY_FORMAT}; got a ${key.asymmetricKeyType ?? 'symmetric'} key`);
+  const { x, d } = key.export({ format: 'jwk' });
+  if (production && PUBLISHED_SIGNING_KEYS.has(x!)) throw new ConfigError('CREDENTIAL_SIGNING_KEY is a published example key; generate your own with `openssl genpkey -algorithm ed25519`');
+  return { kty: 'OKP', crv: 'Ed25519', x: x!, d: d! };
+}
+
 type Env = Record<string, string | undefined>;
 
 const DEFAULT_RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 43_200_000];
-const DEV_WEBHOOK_SECRET_KEY = 'dev-only-webhook-secret-key-change-me-in-production';
 
 function str(env: Env, name: string, fallback?: string): string {
   const v = env[name];
@@ -52,6 +106,16 @@ function str(env: Env, name: string, fallback?: string): string {
     return fallback;
   }
   return v;
+}
+
+/** A secret of at least 32 characters: a development default outside production, in production set and never a known default. */
+function secret(env: Env, name: string, production: boolean, devDefault: string): string {
+  const value = str(env, name, production ? undefined : devDefault);
+  if (value.length < 32) throw new ConfigError(`${name} must be at least 32 characters`);
+  if (production && KNOWN_DEFAULT_SECRETS.includes(value)) {
+    throw new ConfigError(`${name} is a known default published with the code; set a random secret of at least 32 characters`);
+  }
+  return value;
 }
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -69,6 +133,39 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (/^(true|1|yes)$/i.test(raw)) return true;
   if (/^(false|0|no)$/i.test(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/**
+ * TRUST_PROXY: a hop count, or a comma-separated list of proxy addresses/CIDRs (or proxy-addr's names loopback,
+ * linklocal, uniquelocal). `true` is refused: trusting every hop lets a client choose its address by sending X-Forwarded-For.
+ */
+function trustProxy(env: Env): TrustProxy {
+  const raw = env.TRUST_PROXY?.trim();
+  if (!raw || /^(false|no|0)$/i.test(raw)) return false;
+  if (/^(true|yes)$/i.test(raw)) {
+    throw new ConfigError(
+      'TRUST_PROXY=true would trust every hop, so clients could choose their address; set the number of proxies in front of the service (e.g. 1) or their addresses/CIDRs',
+    );
+  }
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops > 10) throw new ConfigError(`TRUST_PROXY must be a hop count between 0 and 10, got ${hops}`);
+    return hops;
+  }
+  const entries = raw.split(',').map((e) => e.trim());
+  for (const entry of entries) {
+    if (!isProxyAddress(entry)) throw new ConfigError(`TRUST_PROXY must be a hop count or proxy addresses/CIDRs, got "${entry}"`);
+  }
+  return entries;
+}
+
+function isProxyAddress(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [address, prefix, extra] = entry.split('/');
+  const family = isIP(address);
+  if (!family || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 function url(env: Env, name: string, fallback: string | undefined, protocols: string[]): string {
@@ -104,20 +201,19 @@ export function loadConfig(env: Env = process.env): AppConfig {
     retryDelaysMs = parts.map(Number);
   }
 
-  const secretKey = str(env, 'WEBHOOK_SECRET_KEY', production ? undefined : DEV_WEBHOOK_SECRET_KEY);
-  if (secretKey.length < 32) throw new ConfigError('WEBHOOK_SECRET_KEY must be at least 32 characters');
+  const secretKey = secret(env, 'WEBHOOK_SECRET_KEY', production, DEV_WEBHOOK_SECRET_KEY);
 
   const embeddingsUrl = env.SEARCH_EMBEDDINGS_URL
     ? url(env, 'SEARCH_EMBEDDINGS_URL', undefined, ['http:', 'https:'])
     : undefined;
 
-  return {
+  const config = {
     nodeEnv: nodeEnv as AppConfig['nodeEnv'],
     port,
     host: str(env, 'HOST', '0.0.0.0'),
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/partner_api', ['postgres:', 'postgresql:']),
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 20, 1, 1000),
-    trustProxy: bool(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379/0', ['redis:', 'rediss:']),
     redisPrefix: str(env, 'REDIS_PREFIX', 'pa'),
     publicBaseUrl,
@@ -125,23 +221,30 @@ export function loadConfig(env: Env = process.env): AppConfig {
     runWorker: bool(env, 'RUN_WORKER', true),
     autoMigrate: bool(env, 'AUTO_MIGRATE', true),
     loadDemoCatalogue: bool(env, 'LOAD_DEMO_CATALOGUE', true),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 5000, 1000, 120_000),
     webhook: {
       allowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', !production),
       retryDelaysMs,
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
       secretKey,
+      sweepIntervalMs: int(env, 'WEBHOOK_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
     },
     search: {
+      embeddedEngine: bool(env, 'SEARCH_EMBEDDED_ENGINE', true),
       embeddingsUrl,
       embeddingsModel: str(env, 'SEARCH_EMBEDDINGS_MODEL', 'text-embedding-3-small'),
       embeddingsApiKey: env.SEARCH_EMBEDDINGS_API_KEY || undefined,
     },
     metricsToken: env.METRICS_TOKEN || undefined,
+    credentials: { signingKey: credentialSigningKey(env, production) },
+    jobs: { sweepIntervalMs: int(env, 'JOBS_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000) },
     limits: {
       registrationsPerHour: int(env, 'REGISTRATION_LIMIT_PER_HOUR', 5, 1, 1_000_000),
       verificationsPerMinute: int(env, 'VERIFY_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
+      authFailuresPerMinute: int(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
     },
   };
+  return { ...config, developmentDefaults: developmentDefaults(env, config) };
 }
 
 /** Loads the configuration or stops the process with one line naming the bad variable. */

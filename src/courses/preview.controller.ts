@@ -3,6 +3,7 @@ import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces
 import type { Response } from 'express';
 import { Public } from '../auth/public.decorator';
 import { RawResponse } from '../common/envelope.interceptor';
+import { ApiErrors } from '../common/swagger';
 import { CoursePagesService } from './course-pages.service';
 
 @ApiTags('Pages')
@@ -18,6 +19,7 @@ export class PreviewController {
   @ApiProduces('text/html')
   @ApiOkResponse({ description: 'The HTML page', schema: { type: 'string' } })
   @ApiNotFoundResponse({ description: 'No published course with this id (plain text)' })
+  @ApiErrors('service_unavailable')
   async course(@Param('id') raw: string, @Res() res: Response): Promise<void> {
     const id = /^[1-9]\d{0,9}$/.test(raw) && Number(raw) <= 2_147_483_647 ? Number(raw) : null;
     const html = id === null ? null : await this.pages.preview(id);

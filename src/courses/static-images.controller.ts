@@ -3,6 +3,7 @@ import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces
 import type { Response } from 'express';
 import { Public } from '../auth/public.decorator';
 import { RawResponse } from '../common/envelope.interceptor';
+import { ApiErrors } from '../common/swagger';
 import { CoursePagesService } from './course-pages.service';
 
 const SVG_FILE = /^([1-9]\d{0,9})\.svg$/;
@@ -38,6 +39,7 @@ export class StaticImagesController {
   @ApiProduces('image/svg+xml')
   @ApiOkResponse({ description: 'The SVG image', schema: { type: 'string' } })
   @ApiNotFoundResponse({ description: 'No published course with this id (plain text)' })
+  @ApiErrors('service_unavailable')
   async thumbnail(@Param('file') file: string, @Res() res: Response): Promise<void> {
     const id = idOfFile(file);
     sendSvg(res, id === null ? null : await this.pages.thumbnail(id));
@@ -49,6 +51,7 @@ export class StaticImagesController {
   @ApiProduces('image/svg+xml')
   @ApiOkResponse({ description: 'The SVG image', schema: { type: 'string' } })
   @ApiNotFoundResponse({ description: 'No tutor with this id (plain text)' })
+  @ApiErrors('service_unavailable')
   async avatar(@Param('file') file: string, @Res() res: Response): Promise<void> {
     const id = idOfFile(file);
     sendSvg(res, id === null ? null : await this.pages.avatar(id));

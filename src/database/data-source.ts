@@ -1,8 +1,14 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 
-/** Pool and time-out settings shared by the app and the migration runner: fail fast when PostgreSQL is away. */
-export function dataSourceOptions(databaseUrl: string, poolSize = 20): DataSourceOptions {
+/**
+ * Pool and time-out settings shared by the app and the migration runner: fail fast when PostgreSQL is away or stuck.
+ * A statement may run for the request budget less one second (statement_timeout, on the server); the client gives
+ * up waiting half a second later (query_timeout, for a server that does not answer at all), so a request whose
+ * database is stuck gets its 503 within REQUEST_TIMEOUT_MS.
+ */
+export function dataSourceOptions(databaseUrl: string, poolSize = 20, requestTimeoutMs = 5000): DataSourceOptions {
+  const statementTimeoutMs = Math.max(500, requestTimeoutMs - 1000);
   return {
     type: 'postgres',
     url: databaseUrl,
@@ -15,8 +21,8 @@ export function dataSourceOptions(databaseUrl: string, poolSize = 20): DataSourc
       max: poolSize,
       connectionTimeoutMillis: 1500,
       idleTimeoutMillis: 30_000,
-      statement_timeout: 15_000,
-      query_timeout: 15_000,
+      statement_timeout: statementTimeoutMs,
+      query_timeout: statementTimeoutMs + 500,
       application_name: 'partner-api',
     },
   };

@@ -9,7 +9,7 @@ import { dataSourceOptions } from './data-source';
     TypeOrmModule.forRootAsync({
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({
-        ...dataSourceOptions(config.databaseUrl, config.databasePoolSize),
+        ...dataSourceOptions(config.databaseUrl, config.databasePoolSize, config.requestTimeoutMs),
         migrations: [],
         autoLoadEntities: true,
         // Start-up must not hang or spin when PostgreSQL is away: one try, then the readiness probe tells.

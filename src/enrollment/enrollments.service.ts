@@ -6,7 +6,7 @@ import { offsetOf, PageQuery, pageOf } from '../common/pagination';
 import { Scope, scoped } from '../common/scope';
 import { CoursesService } from '../courses/courses.service';
 import { CreditLedger } from '../credits/credit-ledger';
-import { TransactionRunner } from '../events/transaction-runner';
+import { TransactionRunner, Tx } from '../events/transaction-runner';
 import { UsersService } from '../users/users.service';
 import { EnrollDto, EnrollmentDto, EnrollmentListDto, EnrollResultDto } from './dto/enrollment.dto';
 import { countProgress, EnrollmentProgressView, ProgressCounts } from './enrollment-progress';
@@ -14,6 +14,11 @@ import { Enrollment } from './enrollment.entity';
 import { toEnrollmentView } from './enrollment.mapper';
 
 export type { EnrollmentProgressView } from './enrollment-progress';
+
+export interface EnrollOptions {
+  /** Runs inside the enrolment's transaction after its writes; throwing rolls the enrolment back. */
+  inTransaction?: (tx: Tx, result: EnrollResultDto) => Promise<void>;
+}
 
 const NO_PROGRESS: ProgressCounts = { totalTopics: 0, completedTopics: 0, quizzesPending: 0 };
 
@@ -30,8 +35,9 @@ export class EnrollmentsService {
   /**
    * One transaction: enrolment row, ledger debit (conditional update), course.enrolled, and the course's count,
    * which a deferred trigger adds at COMMIT, so the popular course's row is locked only while committing.
+   * `options.inTransaction` writes the caller's own record of the enrolment in that same transaction (bulk jobs).
    */
-  async enroll(scope: Scope, dto: EnrollDto): Promise<EnrollResultDto> {
+  async enroll(scope: Scope, dto: EnrollDto, options: EnrollOptions = {}): Promise<EnrollResultDto> {
     const deduct = dto.deduct_credits ?? true;
     // Reads first, outside the transaction and in parallel; the learner pays the cost read here.
     const [userRead, courseRead] = await Promise.allSettled([this.users.resolve(scope, dto), this.courses.facts(this.dataSource.manager, dto.course_id)]);
@@ -67,7 +73,7 @@ export class EnrollmentsService {
         },
         enrolledAt,
       );
-      return {
+      const result: EnrollResultDto = {
         enrollment_id: enrollmentId,
         user_id: user.id,
         external_user_id: user.externalUserId,
@@ -78,6 +84,8 @@ export class EnrollmentsService {
         credits_deducted: cost,
         credits_remaining: remaining,
       };
+      await options.inTransaction?.(tx, result);
+      return result;
     });
     this.courses.enrollmentCounted();
     return result;

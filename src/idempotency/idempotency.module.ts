@@ -1,10 +1,14 @@
 import { Module } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
+import { IdempotencyRecords } from './idempotency-records';
 import { IdempotencyStore } from './idempotency.store';
+import { IdempotencySubscriber } from './idempotency.subscriber';
+import { ResponseBox } from './response-box';
 
-/** Registers the Idempotency-Key interceptor for every route of the service. */
+/** The Idempotency-Key interceptor for every route, its Redis fast path and its PostgreSQL record. */
 @Module({
-  providers: [IdempotencyStore, { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor }],
+  providers: [IdempotencyStore, IdempotencyRecords, IdempotencySubscriber, ResponseBox, { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor }],
+  exports: [IdempotencyRecords],
 })
 export class IdempotencyModule {}

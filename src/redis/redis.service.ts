@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from 
 import Redis, { RedisOptions } from 'ioredis';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
+import { checkRedisPolicy } from './redis-policy';
 
 /** Options for request-path clients: commands fail at once while disconnected, so callers answer 503, never hang. */
 export function requestPathRedisOptions(): RedisOptions {
@@ -37,7 +38,11 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
    * the first requests after boot do not get 503. If Redis is down the app still starts and readiness says so.
    */
   async onModuleInit(): Promise<void> {
-    await this.ready().catch((e: Error) => new Logger(RedisService.name).warn(e.message));
+    const logger = new Logger(RedisService.name);
+    await this.ready().then(
+      () => checkRedisPolicy(this.client, logger),
+      (e: Error) => logger.warn(e.message),
+    );
   }
 
   key(...parts: Array<string | number>): string {

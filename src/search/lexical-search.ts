@@ -1,6 +1,6 @@
-import { DataSource } from 'typeorm';
 import { Concept, SearchFilters, toTsQuery } from './query-parser';
-import { correctable, edits1 } from './spelling';
+import { SearchSql } from './search-database';
+import { correctable } from './spelling';
 
 export interface RankedHit {
   id: number;
@@ -10,6 +10,8 @@ export interface RankedHit {
 export interface RankedPage {
   hits: RankedHit[];
   total: number;
+  /** Some course names every concept in its title, category, topics, tutor or organisation: the words are strong evidence. */
+  allConcepts?: boolean;
 }
 
 // Weights of D, C, B, A (description is C, its weight then matters little next to title and topics).
@@ -17,46 +19,36 @@ const WEIGHTS = '{0.05, 0.2, 0.45, 1.0}';
 // Below this trigram similarity a word is not taken for a misspelling of another.
 const MIN_TRIGRAM_SIMILARITY = 0.45;
 const RERANK_DEPTH = 100;
+/** Unknown words of one query that get a spelling correction; the others are ranked as they are. */
+export const MAX_CORRECTED_WORDS = 4;
+// A word among the most common English words (by the embedded engine's word vectors) is no misspelling even when
+// no course uses it: "procrastination" (52,000th) stays as it is, "machin" (92,000th) becomes "machine".
+export const COMMON_WORD_RANK = 80_000;
+// Words of one query checked against the vocabulary at all (a 500-character query has about 80).
+const MAX_CHECKED_WORDS = 40;
+// Titles are compared with the text by trigrams only for short texts: a long text is no misspelt title, and
+// comparing hundreds of trigrams with every title is what made long nonsense queries slow.
+const MAX_TITLE_SIMILARITY_CHARS = 60;
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Lexical ranking, typo correction and filter resolution, all in PostgreSQL (weighted tsvector, GIN and pg_trgm indexes). */
 export class LexicalSearch {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly db: SearchSql) {}
 
-  /** Maps each unknown word to the closest catalogue word: one edit away first, then by trigram similarity; the more common word wins a tie. */
+  /**
+   * Maps unknown words (neither in the catalogue nor common English; the first MAX_CORRECTED_WORDS of them) to the
+   * closest catalogue word, in one statement: one
+   * edit away first (delete, transpose, replace, insert: the edits are made in SQL), else by trigram similarity; among
+   * candidates as close, the word more courses use wins.
+   */
   async corrections(tokens: string[]): Promise<Map<string, string>> {
-    const candidates = [...new Set(tokens.filter(correctable))];
+    const candidates = [...new Set(tokens.filter(correctable))].slice(0, MAX_CHECKED_WORDS);
     const fixes = new Map<string, string>();
     if (!candidates.length) return fixes;
-    const known: Array<{ word: string }> = await this.db.query(`SELECT word FROM search_vocabulary WHERE word = ANY($1)`, [candidates]);
-    const knownSet = new Set(known.map((k) => k.word));
-    for (const word of candidates.filter((w) => !knownSet.has(w))) {
-      const best = await this.closestWord(word);
-      if (best) fixes.set(word, best);
-    }
+    const rows: Array<{ word: string; fix: string }> = await this.db.query(CORRECTIONS_SQL, [candidates, MAX_CORRECTED_WORDS, MIN_TRIGRAM_SIMILARITY, COMMON_WORD_RANK]);
+    for (const r of rows) fixes.set(r.word, r.fix);
     return fixes;
-  }
-
-  private async closestWord(word: string): Promise<string | null> {
-    let rows: Array<{ word: string }> = await this.db.query(`SELECT word FROM search_vocabulary WHERE word = ANY($1::varchar[])`, [edits1(word)]);
-    if (!rows.length) {
-      rows = await this.db.query(
-        // lower(word): the trigram index is on that expression, so that equality look-ups above keep the primary key.
-        `SELECT word FROM search_vocabulary WHERE lower(word) % $1 AND similarity(lower(word), $1) >= $2 ORDER BY similarity(lower(word), $1) DESC, word LIMIT 5`,
-        [word, MIN_TRIGRAM_SIMILARITY],
-      );
-    }
-    if (rows.length <= 1) return rows[0]?.word ?? null;
-    // Several words as close: the one more courses use (counted up to a cap, on the small head vectors).
-    const counted: Array<{ word: string }> = await this.db.query(
-      `SELECT w.word FROM unnest($1::text[]) AS w(word)
-        ORDER BY (SELECT count(*) FROM (SELECT 1 FROM search_heads h WHERE h.head @@ plainto_tsquery('english', w.word) LIMIT 200) x) DESC,
-                 similarity(w.word, $2) DESC, w.word
-        LIMIT 1`,
-      [rows.map((r) => r.word), word],
-    );
-    return counted[0].word;
   }
 
   /** The first candidate phrase naming an organisation (most courses first) or a tutor of a published course. */
@@ -77,11 +69,15 @@ export class LexicalSearch {
   }
 
   /** Published courses matching the filters and any concept, best first: weighted rank, all-concepts bonus, title trigram, popularity. */
-  async rank(concepts: Concept[], text: string, filters: SearchFilters, limit: number): Promise<RankedPage> {
+  /**
+   * `limit` is what the caller shows and decides which matches rank (e.g. when enough courses name every concept, only
+   * they do); `depth` is how many are returned (more, for fusion with other rankings).
+   */
+  async rank(concepts: Concept[], text: string, filters: SearchFilters, limit: number, depth = limit): Promise<RankedPage> {
     const params: unknown[] = [];
     const where = filterSql(filters, params);
     if (!concepts.length) {
-      params.push(limit);
+      params.push(depth);
       const rows = await this.db.query(
         `SELECT c.id, 0 AS score, count(*) OVER () AS total FROM search_heads h JOIN courses c ON c.id = h.course_id
           WHERE ${where} ORDER BY c.enrolled DESC, c.rating DESC, c.id LIMIT $${params.length}`,
@@ -89,7 +85,7 @@ export class LexicalSearch {
       );
       return page(rows);
     }
-    params.push(toTsQuery(concepts, '|'), toTsQuery(concepts, '&'), text, limit);
+    params.push(toTsQuery(concepts, '|'), toTsQuery(concepts, '&'), text, depth);
     const query = (sql: string, values = params) => this.db.query(sql, values);
     // Courses naming every concept in title, category, topics, tutor or organisation rank first anyway (the all-concepts
     // bonus): when there are enough of them, only they are scored and the other matches are just counted. Queries
@@ -101,7 +97,8 @@ export class LexicalSearch {
         query(countSql(where, params.length), params.slice(0, -3)),
       ]);
       const all = page(allRows);
-      if (all.hits.length >= limit) return { hits: all.hits, total: Number(total) };
+      const allConcepts = all.hits.length > 0;
+      if (all.hits.length >= limit) return { hits: all.hits, total: Number(total), allConcepts };
       // A course naming every concept, one of them only in its description, still beats one naming just some.
       const [anywhereRows, headRows] = await Promise.all([
         query(rankSql('document', 'all_q', where, params.length)),
@@ -109,19 +106,21 @@ export class LexicalSearch {
       ]);
       const allAnywhere = page(anywhereRows);
       head = page(headRows);
-      if (allAnywhere.hits.length) return mergeRanked(allAnywhere, head, limit);
+      if (allAnywhere.hits.length) return { ...mergeRanked(allAnywhere, head, depth), allConcepts };
     } else {
       // Any concept in those fields (small vectors, fast); the description only when they give too few.
       head = page(await query(rankSql('head', 'any_q', where, params.length)));
+      head.allConcepts = head.hits.length > 0;
     }
     if (head.hits.length >= limit) return head;
     const full = page(await query(rankSql('document', 'any_q', where, params.length)));
     if (full.hits.length) return full;
-    return this.rankByTitleSimilarity(text, filters, limit);
+    return this.rankByTitleSimilarity(text, filters, depth);
   }
 
   /** Nothing matched word for word: titles that look like the text (pg_trgm), e.g. a misspelt word we could not correct. */
   private async rankByTitleSimilarity(text: string, filters: SearchFilters, limit: number): Promise<RankedPage> {
+    if (text.length > MAX_TITLE_SIMILARITY_CHARS) return { hits: [], total: 0 };
     const params: unknown[] = [];
     const where = filterSql(filters, params);
     params.push(text, limit);
@@ -147,6 +146,38 @@ export class LexicalSearch {
     return new Set(rows.map((r) => r.id));
   }
 }
+
+const CORRECTIONS_SQL = `
+  WITH unknown AS (
+    SELECT w.word, w.i FROM unnest($1::text[]) WITH ORDINALITY AS w(word, i)
+     WHERE NOT EXISTS (SELECT 1 FROM search_vocabulary v WHERE v.word = w.word)
+       AND NOT EXISTS (SELECT 1 FROM search_word_vectors e WHERE e.word = w.word AND e.rank <= $4)
+     ORDER BY w.i LIMIT $2
+  ), letters AS (SELECT chr(c) AS l FROM generate_series(97, 122) c),
+  edits AS (
+    SELECT u.i, e.candidate FROM unknown u CROSS JOIN LATERAL (
+      SELECT left(u.word, p) || substr(u.word, p + 2) FROM generate_series(0, length(u.word) - 1) p
+      UNION ALL SELECT left(u.word, p) || substr(u.word, p + 2, 1) || substr(u.word, p + 1, 1) || substr(u.word, p + 3) FROM generate_series(0, length(u.word) - 2) p
+      UNION ALL SELECT left(u.word, p) || l || substr(u.word, p + 2) FROM generate_series(0, length(u.word) - 1) p, letters
+      UNION ALL SELECT left(u.word, p) || l || substr(u.word, p + 1) FROM generate_series(0, length(u.word)) p, letters
+    ) AS e(candidate)
+  ), one_edit AS (
+    SELECT DISTINCT e.i, v.word FROM edits e JOIN search_vocabulary v ON v.word = e.candidate::varchar
+  ), similar_words AS (
+    -- lower(word): the trigram index is on that expression, so that equality look-ups keep the primary key.
+    SELECT u.i, s.word FROM unknown u CROSS JOIN LATERAL (
+      SELECT v.word FROM search_vocabulary v
+       WHERE lower(v.word) % u.word AND similarity(lower(v.word), u.word) >= $3
+       ORDER BY similarity(lower(v.word), u.word) DESC, v.word LIMIT 5
+    ) s
+     WHERE NOT EXISTS (SELECT 1 FROM one_edit o WHERE o.i = u.i)
+  ), candidates AS (SELECT * FROM one_edit UNION ALL SELECT * FROM similar_words)
+  SELECT DISTINCT ON (c.i) u.word, c.word AS fix
+    FROM candidates c JOIN unknown u ON u.i = c.i
+   ORDER BY c.i,
+            -- how many courses use it, counted up to a cap on the small head vectors
+            (SELECT count(*) FROM (SELECT 1 FROM search_heads h WHERE h.head @@ plainto_tsquery('english', c.word) LIMIT 200) x) DESC,
+            similarity(c.word, u.word) DESC, c.word`;
 
 /**
  * Ranking over one vector column, on the narrow search_heads (facts filter and weigh the matches; the full

@@ -1,55 +1,142 @@
-import { DataSource } from 'typeorm';
 import { COURSE_LIST_COLUMNS, CourseUrls, rowToCourseListItem } from '../courses/course.mapper';
-import { InterpretedDto, SearchResponseDto, SearchResultDto } from './dto/search.dto';
+import { InterpretedDto, RelaxedFilter, SearchResponseDto, SearchResultDto } from './dto/search.dto';
 import { LexicalSearch, RankedHit } from './lexical-search';
 import { buildConcepts, extractFilters, SearchFilters } from './query-parser';
-import { reciprocalRankFusion } from './rank-fusion';
+import { FUSION, weightedRankFusion } from './rank-fusion';
+import { SearchSql } from './search-database';
 import { SearchLexicon, words } from './search-lexicon';
+import { EmbeddedSemantic } from './semantic/embedded-semantic';
 import { SemanticSearch } from './semantic-search';
 
 // Candidates each ranking contributes to the fusion.
 const FUSION_DEPTH = 100;
+// Concepts ranked at most: a 500-character query holds ~80 words, and each is a term of every ranking statement.
+const MAX_CONCEPTS = 16;
+// A semantic candidate this close to the query counts as a match when deciding whether filters must be relaxed.
+const STRONG_SEMANTIC_MATCH = 0.55;
+
+/** Filters said in words, least important first: relaxed in this order when together they leave no course. */
+const RELAXABLE: Array<[keyof SearchFilters, RelaxedFilter]> = [
+  ['maxDurationHours', 'max_duration_hours'],
+  ['maxCreditCost', 'max_credit_cost'],
+  ['level', 'level'],
+  ['category', 'category'],
+  ['organisation', 'organisation'],
+];
 
 export interface SearchLogger {
   warn(message: string): void;
 }
 
-/** Natural-language search: filters from words, lexical ranking in PostgreSQL, fused with the hosted model's when it answers. */
+export interface SemanticRankers {
+  /** The embedded engine (word vectors from npm), on by default. */
+  embedded?: EmbeddedSemantic;
+  /** The hosted model of SEARCH_EMBEDDINGS_URL, when configured. */
+  hosted?: SemanticSearch;
+}
+
+interface Candidates {
+  ids: number[];
+  strong: Set<number>;
+}
+
+/**
+ * Natural-language search: filters from words, lexical ranking in PostgreSQL, fused by weighted reciprocal rank with
+ * the embedded semantic engine's ranking and the hosted model's when they have something to say.
+ */
 export class SearchEngine {
   private readonly lexical: LexicalSearch;
 
   constructor(
-    private readonly db: DataSource,
+    private readonly db: SearchSql,
     private readonly lexicon: SearchLexicon,
     private readonly urls: CourseUrls,
-    private readonly semantic?: SemanticSearch,
+    private readonly rankers: SemanticRankers = {},
     private readonly logger?: SearchLogger,
   ) {
     this.lexical = new LexicalSearch(db);
   }
 
   async search(query: string, limit: number): Promise<SearchResponseDto> {
-    const { filters, text, concepts, corrections, semanticText } = await this.understand(query);
-    const useSemantic = Boolean(this.semantic && text);
-    const [lexical, semanticIds] = await Promise.all([
-      this.lexical.rank(concepts, text, filters, useSemantic ? FUSION_DEPTH : limit),
-      useSemantic ? this.semanticRanking(semanticText, filters) : null,
-    ]);
+    const { filters, text, concepts, corrections, tokens, semanticText } = await this.understand(query);
+    const semantic = Boolean(text && (this.rankers.embedded || this.rankers.hosted));
+    const depth = semantic ? FUSION_DEPTH : limit;
+    // The lexical statements go out first; the semantic ranking (CPU) runs while PostgreSQL works on them, and its
+    // candidates are filtered while they are still running: one round trip less.
+    const lexicalSide = this.lexical.rank(concepts, text, filters, limit, depth);
+    const semanticSide = (async () => {
+      const [embedded, hosted] = await Promise.all([semantic ? this.embeddedCandidates(tokens) : null, semantic ? this.hostedCandidates(semanticText) : null]);
+      return { embedded, hosted, filtered: await this.applyFilters([embedded, hosted], filters) };
+    })();
+    const [firstLexical, { embedded, hosted, filtered }] = await Promise.all([lexicalSide, semanticSide]);
 
+    let applied = filters;
+    let lexical = firstLexical;
+    let [embeddedIds, hostedIds] = filtered;
+    const relaxed: RelaxedFilter[] = [];
+    const matches = () => lexical.total > 0 || [embeddedIds, hostedIds].some((ids) => ids.some((id) => embedded?.strong.has(id) || hosted?.strong.has(id)));
+    for (const [key, name] of RELAXABLE) {
+      if (matches()) break;
+      if (applied[key] === undefined) continue;
+      applied = { ...applied, [key]: undefined };
+      relaxed.push(name);
+      [lexical, [embeddedIds, hostedIds]] = await Promise.all([this.lexical.rank(concepts, text, applied, limit, depth), this.applyFilters([embedded, hosted], applied)]);
+    }
+
+    const lexicalIds = lexical.hits.map((h) => h.id);
     let hits: RankedHit[] = lexical.hits.slice(0, limit);
     let total = lexical.total;
-    if (semanticIds) {
-      const lexicalIds = new Set(lexical.hits.map((h) => h.id));
-      hits = reciprocalRankFusion([lexical.hits.map((h) => h.id), semanticIds]).slice(0, limit);
-      total += semanticIds.filter((id) => !lexicalIds.has(id)).length;
+    const semanticLists = [embeddedIds, hostedIds].filter((ids) => ids.length);
+    if (semanticLists.length) {
+      hits = weightedRankFusion([
+        { ids: lexicalIds, weight: lexical.allConcepts ? FUSION.lexicalStrong : FUSION.lexicalWeak },
+        { ids: embeddedIds, weight: lexical.allConcepts ? FUSION.embeddedWhenLexicalStrong : FUSION.embedded },
+        { ids: hostedIds, weight: FUSION.hosted },
+      ]).slice(0, limit);
+      const inLexical = new Set(lexicalIds);
+      total += new Set(semanticLists.flat().filter((id) => !inLexical.has(id))).size;
     }
     return {
       query,
       interpreted: interpreted(filters, text, corrections),
-      engine: semanticIds ? 'semantic' : 'lexical',
+      engine: semanticLists.length ? 'semantic' : 'lexical',
+      ...(relaxed.length ? { relaxed } : {}),
       results: await this.hydrate(hits),
       total,
     };
+  }
+
+  /** The embedded engine's candidates (unfiltered), or null when it is not ready or knows none of the words. */
+  private async embeddedCandidates(tokens: string[]): Promise<Candidates | null> {
+    if (!this.rankers.embedded) return null;
+    try {
+      const hits = await this.rankers.embedded.rank(tokens, FUSION_DEPTH * 3);
+      if (!hits) return null;
+      return { ids: hits.map((h) => h.id), strong: new Set(hits.filter((h) => h.score >= STRONG_SEMANTIC_MATCH).map((h) => h.id)) };
+    } catch (e) {
+      this.logger?.warn(`embedded semantic ranking skipped: ${(e as Error).message}`);
+      return null;
+    }
+  }
+
+  /** The hosted model's candidates (unfiltered), or null when it failed or was too slow (the search goes on without). */
+  private async hostedCandidates(text: string): Promise<Candidates | null> {
+    if (!this.rankers.hosted) return null;
+    try {
+      const ids = await this.rankers.hosted.rank(text, FUSION_DEPTH * 3);
+      return ids.length ? { ids, strong: new Set(ids.slice(0, 10)) } : null;
+    } catch (e) {
+      this.logger?.warn(`semantic search skipped: ${(e as Error).message}`);
+      return null;
+    }
+  }
+
+  /** Each candidate list restricted to published courses passing the filters (one statement for all lists). */
+  private async applyFilters(lists: Array<Candidates | null>, filters: SearchFilters): Promise<number[][]> {
+    const all = [...new Set(lists.flatMap((l) => l?.ids ?? []))];
+    if (!all.length) return lists.map(() => []);
+    const allowed = await this.lexical.filterIds(all, filters);
+    return lists.map((l) => (l?.ids ?? []).filter((id) => allowed.has(id)).slice(0, FUSION_DEPTH));
   }
 
   /** Filters out of the words, organisation resolved, misspellings corrected, the rest grouped into concepts. */
@@ -65,22 +152,9 @@ export class SearchEngine {
     const raw = words(rest).filter((w) => !this.lexicon.stopwords.has(w) && !this.lexicon.knownWords.has(w));
     const corrections = await this.lexical.corrections(raw);
     const tokens = words(rest).map((w) => corrections.get(w) ?? w);
-    const concepts = buildConcepts(tokens, this.lexicon, filters);
+    const concepts = buildConcepts(tokens, this.lexicon, filters).slice(0, MAX_CONCEPTS);
     const text = concepts.map((c) => c[0].join(' ')).join(' ');
-    return { filters, text, concepts, corrections, semanticText: tokens.join(' ') };
-  }
-
-  /** The model's ranking restricted to the filters, or null when it failed or was too slow (the search goes on lexically). */
-  private async semanticRanking(text: string, filters: SearchFilters): Promise<number[] | null> {
-    try {
-      const ids = await this.semantic!.rank(text, FUSION_DEPTH * 3);
-      if (!ids.length) return null;
-      const allowed = await this.lexical.filterIds(ids, filters);
-      return ids.filter((id) => allowed.has(id)).slice(0, FUSION_DEPTH);
-    } catch (e) {
-      this.logger?.warn(`semantic search skipped: ${(e as Error).message}`);
-      return null;
-    }
+    return { filters, text, concepts, corrections, tokens, semanticText: tokens.join(' ') };
   }
 
   private async hydrate(hits: RankedHit[]): Promise<SearchResultDto[]> {

@@ -31,6 +31,7 @@ const normalise = (v: ArrayLike<number>): Float32Array => {
 export class SemanticSearch {
   private set: VectorSet = { stamp: '', ids: new Int32Array(), vectors: [] };
   private checkedAt = 0;
+  private reloading?: Promise<void>;
   private readonly queryCache = new Map<string, Float32Array>();
 
   constructor(
@@ -40,7 +41,8 @@ export class SemanticSearch {
 
   /** Course ids by cosine to the query, best first; throws when the model fails or is too slow. */
   async rank(text: string, max: number): Promise<number[]> {
-    const [query, set] = await Promise.all([this.embedQuery(text), this.vectors()]);
+    const set = this.vectors();
+    const query = await this.embedQuery(text);
     if (!set.vectors.length || set.vectors[0].length !== query.length) return [];
     const scored: Array<{ id: number; s: number }> = [];
     for (let i = 0; i < set.vectors.length; i++) {
@@ -65,19 +67,27 @@ export class SemanticSearch {
     return normalised;
   }
 
-  private async vectors(): Promise<VectorSet> {
-    if (Date.now() - this.checkedAt < RELOAD_CHECK_MS) return this.set;
-    this.checkedAt = Date.now();
+  /** The vectors loaded so far; a check for newer ones (and their load) runs in the background, never in a search's way. */
+  private vectors(): VectorSet {
+    if (!this.reloading && Date.now() - this.checkedAt >= RELOAD_CHECK_MS) {
+      this.checkedAt = Date.now();
+      this.reloading = this.reload()
+        .catch(() => undefined) // the next check tries again; searches go on with the vectors they have
+        .finally(() => (this.reloading = undefined));
+    }
+    return this.set;
+  }
+
+  private async reload(): Promise<void> {
     const [{ stamp }] = await this.db.query(
       `SELECT count(*) || ':' || coalesce(max(embedded_at)::text, '') AS stamp FROM search_documents WHERE embedding_model = $1`,
       [this.client.model],
     );
-    if (stamp === this.set.stamp) return this.set;
+    if (stamp === this.set.stamp) return;
     const rows: Array<{ course_id: number; embedding: number[] }> = await this.db.query(
       `SELECT course_id, embedding FROM search_documents WHERE embedding_model = $1 AND embedding IS NOT NULL`,
       [this.client.model],
     );
     this.set = { stamp, ids: Int32Array.from(rows.map((r) => r.course_id)), vectors: rows.map((r) => normalise(r.embedding)) };
-    return this.set;
   }
 }

@@ -59,22 +59,48 @@ export interface ResolvedAddress {
 
 /**
  * Resolves a host and checks every address it resolves to; throws ForbiddenTargetError if any is forbidden
- * (one bad record is enough for a rebinding attack) or if nothing resolves.
+ * (one bad record is enough for a rebinding attack) or if nothing resolves. The error never says what the host
+ * resolved to, nor whether it resolved at all: a partner must not be able to map internal names through it.
  */
 export async function resolveSafely(hostname: string): Promise<ResolvedAddress[]> {
   const host = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  const refused = new ForbiddenTargetError(`${host} is not a public address`);
   if (isIP(host)) {
-    if (isForbiddenAddress(host)) throw new ForbiddenTargetError(`${host} is a private or reserved address`);
+    if (isForbiddenAddress(host)) throw refused;
     return [{ address: host, family: isIP(host) }];
   }
   let addresses: ResolvedAddress[];
   try {
     addresses = await dnsLookup(host, { all: true, verbatim: true });
   } catch {
-    throw new ForbiddenTargetError(`${host} does not resolve`);
+    throw refused;
   }
-  if (!addresses.length) throw new ForbiddenTargetError(`${host} does not resolve`);
-  const bad = addresses.find((a) => isForbiddenAddress(a.address));
-  if (bad) throw new ForbiddenTargetError(`${host} resolves to a private or reserved address (${bad.address})`);
+  if (!addresses.length || addresses.some((a) => isForbiddenAddress(a.address))) throw refused;
   return addresses;
+}
+
+/** Ports of services that live inside networks (databases, caches, queues, orchestration) and never take webhooks. */
+const INTERNAL_SERVICE_PORTS = new Set([
+  2375, 2376, // Docker API
+  2379, 2380, // etcd
+  3306, // MySQL
+  5432, // PostgreSQL
+  5672, // AMQP
+  5984, // CouchDB
+  6379, // Redis
+  6443, // Kubernetes API
+  8500, // Consul
+  9042, // Cassandra
+  9092, // Kafka
+  9200, 9300, // Elasticsearch
+  10250, 10255, // kubelet
+  11211, // memcached
+  27017, // MongoDB
+]);
+
+/** Webhook port policy: 80 and 443, or an unprivileged port (1024–65535) that is not a known internal service's. */
+export function isAllowedWebhookPort(url: URL): boolean {
+  const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  if (port === 80 || port === 443) return true;
+  return port >= 1024 && port <= 65535 && !INTERNAL_SERVICE_PORTS.has(port);
 }

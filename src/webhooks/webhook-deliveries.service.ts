@@ -42,7 +42,8 @@ export class WebhookDeliveriesService {
     const delivery = /^whd_[0-9A-Za-z]{1,36}$/.test(deliveryId) ? await s.findOne(WebhookDelivery, { id: deliveryId, subscriptionId: sub.id }) : null;
     if (!delivery) throw new DomainError('delivery_not_found');
     await this.dataSource.query(
-      `UPDATE webhook_deliveries SET status = 'pending', delivered_at = NULL, next_attempt_at = now() WHERE id = $1`,
+      // A new retry schedule starts from the attempts made so far.
+      `UPDATE webhook_deliveries SET status = 'pending', delivered_at = NULL, next_attempt_at = now(), retry_base = attempts WHERE id = $1`,
       [delivery.id],
     );
     try {

@@ -53,9 +53,11 @@ export class WebhookQueue implements OnApplicationShutdown {
         jobId: deliveryId + jobIdSuffix,
         attempts: delays.length + 1,
         backoff: { type: WEBHOOK_BACKOFF },
-        // Completed jobs are kept a day so a late re-enqueue of the same jobId stays a no-op.
-        removeOnComplete: { age: 24 * 3600, count: 100_000 },
-        removeOnFail: { age: 7 * 24 * 3600 },
+        // Finished jobs go at once: BullMQ refuses to add a job id it still keeps (completed or failed), and the sweep
+        // must be able to re-enqueue a delivery that is due again. A live job (waiting, delayed, running) keeps the id
+        // taken, so a delivery never has two. The delivery log in PostgreSQL is the history.
+        removeOnComplete: true,
+        removeOnFail: true,
       },
     }));
     let timer: NodeJS.Timeout | undefined;

@@ -12,7 +12,7 @@ import type { PublicEventType } from '../events/event-map';
 import { Tx, TransactionRunner } from '../events/transaction-runner';
 import { CreateWebhookDto, ListWebhooksQuery, UpdateWebhookDto } from './dto/webhook.dto';
 import { SecretBox } from './secret-box';
-import { ForbiddenTargetError, resolveSafely } from './ssrf-guard';
+import { ForbiddenTargetError, isAllowedWebhookPort, resolveSafely } from './ssrf-guard';
 import { toWebhookView } from './webhook.mapper';
 import { WebhookSubscription } from './webhook-subscription.entity';
 
@@ -117,7 +117,7 @@ export class WebhooksService {
     }
   }
 
-  /** Contract 11: absolute http(s) URL, https for live keys, and (unless allowed) not a private or reserved target. */
+  /** Contract 11: absolute http(s) URL, https for live keys, an allowed port, and (unless allowed) not a private or reserved target. */
   private async checkUrl(raw: string, mode: Mode): Promise<void> {
     let url: URL;
     try {
@@ -128,11 +128,15 @@ export class WebhooksService {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw validationFailed([{ field: 'url', message: 'url must use http or https' }]);
     if (mode === 'live' && url.protocol !== 'https:') throw validationFailed([{ field: 'url', message: 'url must use https for live keys' }]);
     if (url.username || url.password) throw validationFailed([{ field: 'url', message: 'url must not contain credentials' }]);
+    if (!isAllowedWebhookPort(url)) {
+      throw validationFailed([{ field: 'url', message: 'url port must be 80, 443, or 1024-65535 other than internal service ports (5432, 6379, …)' }]);
+    }
     if (this.config.webhook.allowPrivateTargets) return;
     try {
       await resolveSafely(url.hostname);
     } catch (e) {
-      if (e instanceof ForbiddenTargetError) throw validationFailed([{ field: 'url', message: `url is not allowed: ${e.message}` }]);
+      // One answer for "private", "reserved" and "does not resolve": nothing about the network behind the name.
+      if (e instanceof ForbiddenTargetError) throw validationFailed([{ field: 'url', message: 'url must name a host that resolves to public addresses only' }]);
       throw e;
     }
   }

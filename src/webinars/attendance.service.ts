@@ -10,7 +10,7 @@ import { UsersService } from '../users/users.service';
 import { AttendanceDto, AttendeeListDto, ListAttendeesQuery } from './dto/attendee.dto';
 import { toAttendeeView, WebinarLinks } from './webinar.mapper';
 import { currentStatus, returning, stateConflict } from './webinar-sql';
-import { sha256Hex, WebinarTokens } from './webinar-tokens';
+import { IssuedAttendeeToken, sha256Hex, WebinarTokens } from './webinar-tokens';
 import { WebinarAttendee } from './webinar-attendee.entity';
 import { WebinarsService } from './webinars.service';
 import type { WebinarStatus } from './webinar.entity';
@@ -38,8 +38,8 @@ export class AttendanceService {
   /** Registers a user (scheduled or live webinars). Registering again is harmless: same seat, same personal link. */
   async register(scope: Scope, webinarId: string, ref: UserRef): Promise<{ created: boolean; attendance: AttendanceDto }> {
     return this.tx.run(async (tx) => {
-      const { user, created } = await this.takeSeat(tx, scope, webinarId, ref, ['scheduled', 'live'], 'register');
-      return { created, attendance: await this.view(tx, scope, webinarId, user) };
+      const { user, created, token } = await this.takeSeat(tx, scope, webinarId, ref, ['scheduled', 'live'], 'register');
+      return { created, attendance: await this.view(tx, scope, webinarId, user, token) };
     });
   }
 
@@ -49,7 +49,7 @@ export class AttendanceService {
    */
   async join(scope: Scope, webinarId: string, ref: UserRef): Promise<AttendanceDto> {
     return this.tx.run(async (tx) => {
-      const { user } = await this.takeSeat(tx, scope, webinarId, ref, ['live'], 'join');
+      const { user, token } = await this.takeSeat(tx, scope, webinarId, ref, ['live'], 'join');
       const [row] = await returning<{ now: Date }>(
         tx.em,
         `UPDATE webinar_attendees SET status = 'joined', joined_at = COALESCE(joined_at, now()) WHERE webinar_id = $1 AND user_id = $2 RETURNING now() AS now`,
@@ -63,7 +63,7 @@ export class AttendanceService {
         email: user.email,
         joined_at: row.now.toISOString(),
       }, row.now);
-      return this.view(tx, scope, webinarId, user);
+      return this.view(tx, scope, webinarId, user, token);
     });
   }
 
@@ -95,12 +95,12 @@ export class AttendanceService {
   private async takeSeat(tx: Tx, scope: Scope, webinarId: string, ref: UserRef, allowed: WebinarStatus[], operation: 'join' | 'register') {
     await this.webinars.find(scope, webinarId, tx.em);
     const user = await this.users.resolve(scope, ref, tx.em);
-    const token = this.tokens.attendeeToken(webinarId, user.id);
+    const issued = this.tokens.newAttendeeToken();
     // A concurrent insert for the same user waits here and then does nothing, so one user never holds two seats.
     const inserted = await tx.em.query(
-      `INSERT INTO webinar_attendees (partner_id, mode, webinar_id, user_id, status, registered_at, attendee_token_hash)
-       VALUES ($1, $2, $3, $4, 'registered', now(), $5) ON CONFLICT (webinar_id, user_id) DO NOTHING RETURNING id`,
-      [scope.partnerId, scope.mode, webinarId, user.id, token.hash],
+      `INSERT INTO webinar_attendees (partner_id, mode, webinar_id, user_id, status, registered_at, attendee_token_hash, attendee_token_sealed)
+       VALUES ($1, $2, $3, $4, 'registered', now(), $5, $6) ON CONFLICT (webinar_id, user_id) DO NOTHING RETURNING id`,
+      [scope.partnerId, scope.mode, webinarId, user.id, issued.hash, issued.sealed],
     );
     const seats = inserted.length ? 1 : 0;
     const [ok] = await returning(
@@ -114,15 +114,29 @@ export class AttendanceService {
       // Throwing rolls back the attendee row inserted above.
       throw allowed.includes(status) ? new DomainError('webinar_full') : stateConflict(status, operation);
     }
-    return { user, created: seats === 1 };
+    const token = seats === 1 ? issued.token : await this.existingToken(tx, webinarId, user.id, issued);
+    return { user, created: seats === 1, token };
   }
 
-  private async view(tx: Tx, scope: Scope, webinarId: string, user: User): Promise<AttendanceDto> {
+  /**
+   * The link already given to a registered attendee. A seat from before random tokens (its link was derivable,
+   * so the migration voided it) or sealed under another WEBHOOK_SECRET_KEY gets the fresh token instead.
+   */
+  private async existingToken(tx: Tx, webinarId: string, userId: number, fresh: IssuedAttendeeToken): Promise<string> {
+    const [row] = await tx.em.query(`SELECT attendee_token_sealed FROM webinar_attendees WHERE webinar_id = $1 AND user_id = $2`, [webinarId, userId]);
+    const token = this.tokens.openAttendeeToken(row.attendee_token_sealed);
+    if (token) return token;
+    await tx.em.query(`UPDATE webinar_attendees SET attendee_token_hash = $3, attendee_token_sealed = $4 WHERE webinar_id = $1 AND user_id = $2`, [
+      webinarId,
+      userId,
+      fresh.hash,
+      fresh.sealed,
+    ]);
+    return fresh.token;
+  }
+
+  private async view(tx: Tx, scope: Scope, webinarId: string, user: User, token: string): Promise<AttendanceDto> {
     const attendee = await tx.scoped(scope).findOne(WebinarAttendee, { webinarId, userId: user.id });
-    return {
-      webinar_id: webinarId,
-      ...toAttendeeView(attendee!, user),
-      join_url: this.links.personalJoinUrl(webinarId, this.tokens.attendeeToken(webinarId, user.id).token),
-    };
+    return { webinar_id: webinarId, ...toAttendeeView(attendee!, user), join_url: this.links.personalJoinUrl(webinarId, token) };
   }
 }

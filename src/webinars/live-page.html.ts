@@ -1,3 +1,4 @@
+import { escapeHtml } from '../common/html';
 import type { Webinar } from './webinar.entity';
 
 export interface LivePageModel {
@@ -12,11 +13,6 @@ export interface LivePageModel {
   notice?: string;
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ESCAPES[c]);
-}
 
 /** JSON safe inside a <script> element. */
 function scriptJson(value: unknown): string {

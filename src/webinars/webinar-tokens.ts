@@ -1,10 +1,11 @@
-import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomChars } from '../common/ids';
+import { SealedBox } from '../common/sealed-box';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 
-const HOST_TOKEN_LENGTH = 40;
+const TOKEN_LENGTH = 40;
 const TOKEN_SHAPE = /^[0-9A-Za-z_-]{32,128}$/;
 
 export function sha256Hex(value: string): string {
@@ -21,26 +22,46 @@ export function isTokenShaped(value: unknown): value is string {
   return typeof value === 'string' && TOKEN_SHAPE.test(value);
 }
 
+export interface IssuedToken {
+  token: string;
+  hash: string;
+}
+
+export interface IssuedAttendeeToken extends IssuedToken {
+  sealed: string;
+}
+
 /**
- * Host tokens are random and shown once (only the hash is stored).
- * Attendee tokens are an HMAC of (webinar, user) under a key derived from the service secret, so registering twice
- * returns the same personal link instead of silently invalidating the one already sent; only their hash is stored too.
+ * Host and attendee tokens are random (the CSPRNG) and looked up by their SHA-256 hash. A host token is shown
+ * once. An attendee token is also kept sealed (AES-256-GCM under a key derived from WEBHOOK_SECRET_KEY), so
+ * registering the learner again returns the link already sent; the secret alone gives no way to a token.
  */
 @Injectable()
 export class WebinarTokens {
-  private readonly attendeeKey: Buffer;
+  private readonly box: SealedBox;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.attendeeKey = Buffer.from(hkdfSync('sha256', config.webhook.secretKey, 'webinars', 'attendee-join-token', 32));
+    this.box = new SealedBox(config.webhook.secretKey, 'webinars', 'attendee-link-tokens');
   }
 
-  newHostToken(): { token: string; hash: string } {
-    const token = randomChars(HOST_TOKEN_LENGTH);
+  newHostToken(): IssuedToken {
+    const token = randomChars(TOKEN_LENGTH);
     return { token, hash: sha256Hex(token) };
   }
 
-  attendeeToken(webinarId: string, userId: number): { token: string; hash: string } {
-    const token = createHmac('sha256', this.attendeeKey).update(`${webinarId}:${userId}`).digest('base64url');
-    return { token, hash: sha256Hex(token) };
+  newAttendeeToken(): IssuedAttendeeToken {
+    const token = randomChars(TOKEN_LENGTH);
+    return { token, hash: sha256Hex(token), sealed: this.box.seal(token) };
+  }
+
+  /** The attendee token behind a sealed value, or null when it cannot be opened (sealed under another secret). */
+  openAttendeeToken(sealed: string | null): string | null {
+    if (!sealed) return null;
+    try {
+      const token = this.box.open(sealed);
+      return isTokenShaped(token) ? token : null;
+    } catch {
+      return null;
+    }
   }
 }

@@ -24,7 +24,7 @@ describe('Bull Board at /admin/queues', () => {
     const api = await fetch(`${t.baseUrl}/admin/queues/api/queues`, { headers: basic(admin.key) });
     expect(api.status).toBe(200);
     const names = ((await api.json()) as { queues: Array<{ name: string }> }).queues.map((q) => q.name).sort();
-    expect(names).toEqual(['search-embeddings', 'webhook-deliveries']);
+    expect(names).toEqual(['jobs', 'search-embeddings', 'webhook-deliveries']);
 
     // Scripts may send the key as X-API-Key instead.
     expect((await fetch(`${t.baseUrl}/admin/queues/api/queues`, { headers: { 'X-API-Key': admin.key } })).status).toBe(200);

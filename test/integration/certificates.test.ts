@@ -1,9 +1,12 @@
 import { dirname, join } from 'node:path';
+import jsQR from 'jsqr';
 import { PDFParse } from 'pdf-parse';
+import { PNG } from 'pngjs';
 import { UsageLimiter } from '../../src/auth/usage-limiter';
 import { startApp, TestApp } from '../support/app';
 import { createAdmin, createCourse, createKey, createPartner, CreatedCourse, CreatedPartner, unique } from '../support/factories';
 import { HttpClient } from '../support/http';
+import { issueCertificate } from './certificate.helpers';
 
 // pdf.js loads its worker with a dynamic import(), which jest (CommonJS) cannot run: hand it the worker module.
 (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker ??= require(join(dirname(require.resolve('pdf-parse')), 'pdf.worker.mjs'));
@@ -19,7 +22,7 @@ let ipCounter = 0;
 
 beforeAll(async () => {
   // Behind a trusted proxy each test can be a different client IP, so the per-IP verification limit stays per test.
-  t = await startApp({ TRUST_PROXY: 'true', VERIFY_LIMIT_PER_MINUTE: String(VERIFY_LIMIT) });
+  t = await startApp({ TRUST_PROXY: '1', VERIFY_LIMIT_PER_MINUTE: String(VERIFY_LIMIT) });
   partner = await createPartner(t);
   other = await createPartner(t);
   admin = await createAdmin(t);
@@ -130,7 +133,7 @@ describe('automatic issue at completion', () => {
       holder_name: l.name,
       issued_at: issuedAt,
       download_url: `${t.config.publicBaseUrl}/api/certificates/${certificateId}/download`,
-      verify_url: `${t.config.publicBaseUrl}/api/certificates/verify/${certificateId}`,
+      verify_url: `${t.config.publicBaseUrl}/verify/${certificateId}`,
     });
   });
 
@@ -200,7 +203,7 @@ describe('POST /api/certificates/issue', () => {
       course_title: l.course.course.title,
       issued_at: new Date().toISOString().slice(0, 10),
       platform: 'Learning Platform (test)',
-      verify_url: `${t.config.publicBaseUrl}/api/certificates/verify/${id}`,
+      verify_url: `${t.config.publicBaseUrl}/verify/${id}`,
       download_url: `${t.config.publicBaseUrl}/api/certificates/${id}/download`,
       override_quiz: true,
     });
@@ -357,12 +360,54 @@ describe('GET /api/certificates/:cert_id/download', () => {
     try {
       const { text, total } = await parser.getText();
       expect(total).toBe(1);
-      for (const s of [learner.name, learner.course.course.title, certificateId, `${t.config.publicBaseUrl}/api/certificates/verify/${certificateId}`]) {
+      for (const s of [learner.name, learner.course.course.title, certificateId, `${t.config.publicBaseUrl}/verify/${certificateId}`]) {
         expect(text).toContain(s);
       }
     } finally {
       await parser.destroy();
     }
+  });
+
+  async function download(id: string): Promise<Buffer> {
+    const res = await fetch(`${t.baseUrl}/api/certificates/${id}/download`, { headers: { 'X-Forwarded-For': clientIp() } });
+    expect(res.status).toBe(200);
+    return Buffer.from(await res.arrayBuffer());
+  }
+
+  it.each([
+    ['Chinese', '王小明', '数据科学导论'],
+    ['Arabic', 'سارة', 'مقدمة في علم البيانات'],
+    ['Cyrillic', 'Анна Каренина', 'Введение в науку о данных'],
+    ['Greek', 'Αλέξανδρος Παπαδόπουλος', 'Εισαγωγή στην επιστήμη δεδομένων'],
+  ])('names holder and course in %s exactly in the PDF text (embedded Unicode fonts)', async (_, name, courseTitle) => {
+    const cert = await issueCertificate(t, partner, { name, courseTitle });
+    const parser = new PDFParse({ data: await download(cert.certificateId) });
+    try {
+      const { text } = await parser.getText();
+      expect(text).toContain(name);
+      expect(text).toContain(courseTitle);
+    } finally {
+      await parser.destroy();
+    }
+  });
+
+  it("has a QR code that opens the certificate's verification page", async () => {
+    const cert = await issueCertificate(t, partner);
+    const parser = new PDFParse({ data: await download(cert.certificateId) });
+    let png: PNG;
+    try {
+      const { pages } = await parser.getScreenshot({ scale: 1, imageBuffer: true, imageDataUrl: false });
+      png = PNG.sync.read(Buffer.from(pages[0].data));
+    } finally {
+      await parser.destroy();
+    }
+    // The code sits in the page's lower right quarter; scanning only there keeps the decoder fast.
+    const [x0, y0] = [Math.floor(png.width / 2), Math.floor(png.height / 2)];
+    const [w, h] = [png.width - x0, png.height - y0];
+    const quarter = new Uint8ClampedArray(w * h * 4);
+    for (let y = 0; y < h; y++) quarter.set(png.data.subarray(((y0 + y) * png.width + x0) * 4, ((y0 + y) * png.width + x0 + w) * 4), y * w * 4);
+    expect(jsQR(quarter, w, h)?.data).toBe(cert.verifyUrl);
+    expect(cert.verifyUrl).toBe(`${t.config.publicBaseUrl}/verify/${cert.certificateId}`);
   });
 
   it('answers 404 certificate_not_found in the error envelope for an unknown id', async () => {

@@ -1,7 +1,10 @@
+import { CreditsService } from '../../src/credits/credits.service';
 import { startApp, TestApp } from '../support/app';
-import { createPartner, CreatedPartner } from '../support/factories';
+import { createPartner, CreatedPartner, unique } from '../support/factories';
 import { TcpProxy } from '../support/tcp-proxy';
 
+// Shorter than the 5 s default, to keep the file quick; the bound is the same code path.
+const REQUEST_TIMEOUT_MS = 3000;
 let t: TestApp;
 let partner: CreatedPartner;
 const pg = new TcpProxy('127.0.0.1', 5432);
@@ -14,7 +17,7 @@ beforeAll(async () => {
   db.port = String(pgPort);
   const rd = new URL(process.env.REDIS_URL!);
   rd.port = String(redisPort);
-  t = await startApp({ DATABASE_URL: db.toString(), REDIS_URL: rd.toString(), RUN_WORKER: 'false' });
+  t = await startApp({ DATABASE_URL: db.toString(), REDIS_URL: rd.toString(), RUN_WORKER: 'false', REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) });
   partner = await createPartner(t, { plan: 'growth' });
 });
 afterAll(async () => {
@@ -72,4 +75,93 @@ describe('dependency faults (contract section 2: 503 fast, never hang)', () => {
     await until(async () => (await partner.http.get('/api/partners/me')).status === 200);
     expect((await t.http.get('/health/ready')).status).toBe(200);
   });
+
+  it('answers 503 within REQUEST_TIMEOUT_MS while PostgreSQL is frozen, never hangs, and recovers by itself', async () => {
+    const user = await createUser(partner);
+    pg.pause();
+    try {
+      const calls = await Promise.all([
+        timed(() => partner.http.post('/api/credits/topup', { user_id: user, amount: 5 })),
+        timed(() => partner.http.get(`/api/credits/balance/${user}`)),
+        timed(() => partner.http.post('/api/users', { external_user_id: unique('ext'), name: 'Frozen', email: 'f@example.com' })),
+      ]);
+      for (const { value, ms } of calls) {
+        expect(ms).toBeLessThan(REQUEST_TIMEOUT_MS + 500);
+        expect([value.status, value.body.error.code]).toEqual([503, 'service_unavailable']);
+      }
+    } finally {
+      pg.resume();
+    }
+    await until(async () => (await partner.http.get(`/api/credits/balance/${user}`)).status === 200);
+  });
+
+  it('answers 503 within REQUEST_TIMEOUT_MS while Redis is frozen, never 500', async () => {
+    redis.pause();
+    try {
+      const calls = await Promise.all(Array.from({ length: 5 }, () => timed(() => partner.http.get('/api/partners/me'))));
+      for (const { value, ms } of calls) {
+        expect(ms).toBeLessThan(REQUEST_TIMEOUT_MS + 500);
+        expect([value.status, value.body.error.code]).toEqual([503, 'service_unavailable']);
+      }
+    } finally {
+      redis.resume();
+    }
+    await until(async () => (await partner.http.get('/api/partners/me')).status === 200);
+  });
+
+  it('gives 503, never 500, to writes caught by PostgreSQL stopping under load', async () => {
+    const busy = await createPartner(t, { plan: 'enterprise' }); // 500 req/s: the loops below stay under it
+    const users = await Promise.all(Array.from({ length: 4 }, () => createUser(busy)));
+    const statuses: number[] = [];
+    const codes = new Set<string>();
+    let stop = false;
+    const load = Promise.all(
+      users.map(async (user) => {
+        while (!stop) {
+          const res = await busy.http.post('/api/credits/topup', { user_id: user, amount: 1 });
+          statuses.push(res.status);
+          if (res.status >= 500) codes.add(res.body.error.code);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    await pg.stop();
+    await new Promise((r) => setTimeout(r, 1500));
+    await pg.start();
+    await new Promise((r) => setTimeout(r, 1500));
+    stop = true;
+    await load;
+    expect(statuses.filter((s) => s === 201).length).toBeGreaterThan(0);
+    expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(0);
+    expect([...codes]).toEqual(['service_unavailable']);
+    expect(statuses.filter((s) => s !== 201 && s !== 503)).toEqual([]);
+  });
 });
+
+describe('request deadline (contract section 20)', () => {
+  it('answers 503 by REQUEST_TIMEOUT_MS whatever holds the handler up, and drops what the handler writes later', async () => {
+    const user = await createUser(partner);
+    const credits = t.app.get(CreditsService);
+    const slow = jest.spyOn(credits, 'balance').mockImplementationOnce(async (scope, id) => {
+      await new Promise((r) => setTimeout(r, REQUEST_TIMEOUT_MS + 1000));
+      return { user_id: id, credits: 0 };
+    });
+    try {
+      const { value: res, ms } = await timed(() => partner.http.get(`/api/credits/balance/${user}`));
+      expect(ms).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 500);
+      expect(ms).toBeLessThan(REQUEST_TIMEOUT_MS);
+      expect([res.status, res.body.error.code, res.headers.get('retry-after')]).toEqual([503, 'service_unavailable', '1']);
+      await new Promise((r) => setTimeout(r, 1500)); // the handler finishes into the answered response
+    } finally {
+      slow.mockRestore();
+    }
+    expect((await partner.http.get(`/api/credits/balance/${user}`)).status).toBe(200);
+  });
+});
+
+async function createUser(p: CreatedPartner): Promise<number> {
+  const res = await p.http.post('/api/users', { external_user_id: unique('ext'), name: 'Learner', email: 'l@example.com' });
+  if (res.status !== 201) throw new Error(`user creation failed: ${res.text}`);
+  return res.body.data.id;
+}

@@ -79,7 +79,7 @@ describe('events of the business flows reach a real receiver', () => {
       holder_name: 'Grace Hopper',
       issued_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
       download_url: `http://localhost:3999/api/certificates/${certificateId}/download`,
-      verify_url: `http://localhost:3999/api/certificates/verify/${certificateId}`,
+      verify_url: `http://localhost:3999/verify/${certificateId}`,
     });
   });
 

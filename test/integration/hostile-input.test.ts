@@ -49,6 +49,7 @@ interface Fixtures {
   hostToken: string;
   webhookId: string;
   accessRequestId: string;
+  jobId: string;
 }
 
 let t: TestApp;
@@ -84,6 +85,7 @@ async function createFixtures(): Promise<Fixtures> {
   const webinar = await ok(p.key, '/api/webinars/create', { title: 'Fuzz webinar', host_id: user.id, scheduled_at: new Date(Date.now() + 86_400_000).toISOString(), is_public: true });
   const webhook = await ok(p.key, '/api/connect/webhooks', { url: 'https://hooks.example.com/fuzz', events: ['webinar.ended'], secret: 'fuzz-secret-0123456789' });
   const access = await ok(victim.key, '/api/partners/me/production-access', { use_case: 'We test how the API copes with garbage.' });
+  const bulk = await ok(p.key, '/api/enroll/bulk', { enrollments: [{ user_id: user.id, course_id: course.id }] });
   return {
     p,
     pLive,
@@ -101,6 +103,7 @@ async function createFixtures(): Promise<Fixtures> {
     hostToken: new URL(webinar.host_join_url).searchParams.get('t')!,
     webhookId: webhook.id,
     accessRequestId: access.request.id,
+    jobId: bulk.job.id,
   };
 }
 
@@ -148,6 +151,8 @@ function validPathValue(path: string, param: string): string {
   if (path.startsWith('/static/avatars')) return `${f.tutorId}.svg`;
   if (path.includes('courses')) return String(f.courseId);
   if (path.startsWith('/api/enrollments')) return String(f.enrollmentId);
+  if (param === 'external_user_id') return encodeURIComponent(f.externalUserId);
+  if (path.startsWith('/api/jobs')) return f.jobId;
   if (path.startsWith('/api/users') || path.startsWith('/api/credits')) return String(f.userId);
   if (path.startsWith('/api/connect/webhooks')) return f.webhookId;
   if (path.startsWith('/api/webinars') || path.startsWith('/live')) return f.webinarId;

@@ -12,7 +12,7 @@ import { OpenApiDriftError, validatorFor } from '../support/openapi-validator';
 let t: TestApp;
 beforeAll(async () => {
   // Registration is limited per client IP (5 an hour): behind a trusted proxy this test is a client of its own.
-  t = await startApp({ TRUST_PROXY: 'true' });
+  t = await startApp({ TRUST_PROXY: '1' });
   // Like a load balancer, start once the instance reports ready: the first call (registration) needs Redis at once.
   const deadline = Date.now() + 10_000;
   while ((await fetch(`${t.baseUrl}/health/ready`)).status !== 200 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

@@ -7,12 +7,13 @@ import { HttpClient } from '../support/http';
 import { createCourse, createPartner } from '../support/factories';
 import { startApp, TestApp } from '../support/app';
 
-type Mode = 'ok' | 'slow' | 'error' | 'malformed';
+type Mode = 'ok' | 'slow' | 'error' | 'malformed' | 'wide' | 'huge';
 
 /** A local OpenAI-compatible /v1/embeddings endpoint with deterministic vectors: hashed bag of words, 64 dimensions. */
 class FakeModel {
   mode: Mode = 'ok';
   readonly requests: Array<{ model: string; inputs: string[]; auth?: string }> = [];
+  hugeBytesSent = 0;
   private server: Server;
 
   static vector(text: string): number[] {
@@ -31,6 +32,25 @@ class FakeModel {
         const send = (status: number, payload: string) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(payload);
         if (this.mode === 'error') return send(503, JSON.stringify({ error: { message: 'overloaded' } }));
         if (this.mode === 'malformed') return send(200, JSON.stringify({ data: [{ embedding: 'nope' }] }));
+        if (this.mode === 'wide') {
+          return send(200, JSON.stringify({ data: body.input.map((_, index) => ({ index, embedding: Array.from({ length: 3000 }, (_, k) => (k % 7) / 7) })) }));
+        }
+        if (this.mode === 'huge') {
+          // A well-formed answer carrying 40 MB of padding: the client must stop reading long before the end.
+          this.hugeBytesSent = 0;
+          res.writeHead(200, { 'Content-Type': 'application/json' });
+          res.write('{"padding":"');
+          const chunk = 'x'.repeat(1 << 20);
+          const more = () => {
+            while (this.hugeBytesSent < 40 << 20 && !res.destroyed) {
+              this.hugeBytesSent += chunk.length;
+              if (!res.write(chunk)) return void res.once('drain', more);
+            }
+            if (!res.destroyed) res.end(`","data":${JSON.stringify(body.input.map((t, index) => ({ index, embedding: FakeModel.vector(t) })))}}`);
+          };
+          res.on('error', () => undefined);
+          return more();
+        }
         const answer = JSON.stringify({ object: 'list', model: body.model, data: body.input.map((t, index) => ({ object: 'embedding', index, embedding: FakeModel.vector(t) })) });
         if (this.mode === 'slow') setTimeout(() => !res.destroyed && send(200, answer), 4000).unref();
         else send(200, answer);
@@ -55,7 +75,8 @@ let url: string;
 beforeAll(async () => {
   model = new FakeModel();
   url = await model.start();
-  t = await startApp({ SEARCH_EMBEDDINGS_URL: url, SEARCH_EMBEDDINGS_MODEL: 'fake-embed-1', SEARCH_EMBEDDINGS_API_KEY: 'sk-test' });
+  // The hosted model alone (the embedded engine is tested on the real catalogue): `engine` says whether it answered.
+  t = await startApp({ SEARCH_EMBEDDINGS_URL: url, SEARCH_EMBEDDINGS_MODEL: 'fake-embed-1', SEARCH_EMBEDDINGS_API_KEY: 'sk-test', SEARCH_EMBEDDED_ENGINE: 'false' });
   api = (await createPartner(t)).http;
 });
 afterAll(async () => {
@@ -75,7 +96,12 @@ describe('search with a hosted embeddings model', () => {
     const { course } = await createCourse(t.db, { title: `Orchard pruning ${w}`, description: 'Fruit trees through the seasons.' });
     await embedPendingCourses(t.db, new EmbeddingsClient({ url, model: 'fake-embed-1' }));
     expect(await embedded(course.id)).toBe(true);
-    const res = await api.post('/api/search', { query: `orchard pruning ${w}` });
+    // The stored vectors reach the search in the background (checked every 2 s), never in a search's way.
+    let res = await api.post('/api/search', { query: `orchard pruning ${w}` });
+    for (let i = 0; i < 40 && (res.body.data.results[0]?.id !== course.id || res.body.data.engine !== 'semantic'); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      res = await api.post('/api/search', { query: `orchard pruning ${w}` });
+    }
     expect(res.status).toBe(200);
     expect(res.body.data.engine).toBe('semantic');
     expect(res.body.data.results[0].id).toBe(course.id);
@@ -124,5 +150,33 @@ describe('search with a hosted embeddings model', () => {
     await createCourse(t.db, { title: `Retry ${word()}` });
     model.mode = 'error';
     await expect(embedPendingCourses(t.db, new EmbeddingsClient({ url, model: 'fake-embed-3' }))).rejects.toThrow(/503/);
+  });
+
+  it('refuses vectors wider than 2,048 dimensions: the job fails and nothing is stored', async () => {
+    const { course } = await createCourse(t.db, { title: `Wide ${word()}` });
+    model.mode = 'wide';
+    await expect(embedPendingCourses(t.db, new EmbeddingsClient({ url, model: 'fake-embed-wide' }))).rejects.toThrow(/dimensions/);
+    const [row] = await t.db.query(`SELECT count(*)::int AS n FROM search_documents WHERE embedding_model = 'fake-embed-wide'`);
+    expect(row.n).toBe(0);
+    expect(await embedded(course.id)).toBe(false);
+  });
+
+  it('stops reading an answer larger than its bound', async () => {
+    model.mode = 'huge';
+    const started = Date.now();
+    await expect(new EmbeddingsClient({ url, model: 'fake-embed-1' }).embed(['one query'], 10_000)).rejects.toThrow(/too large/);
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(model.hugeBytesSent).toBeLessThan(40 << 20);
+  });
+
+  it('a search with a model answering oversized bodies falls back to lexical within 1.5 s', async () => {
+    const w = word();
+    const { course } = await createCourse(t.db, { title: `Topiary ${w}` });
+    model.mode = 'huge';
+    const started = Date.now();
+    const res = await api.post('/api/search', { query: `topiary ${w} huge` });
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(res.body.data.engine).toBe('lexical');
+    expect(res.body.data.results[0].id).toBe(course.id);
   });
 });

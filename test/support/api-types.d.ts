@@ -357,6 +357,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users/external/{external_user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One learner by your own id
+         * @description Finds the learner whose external_user_id is the (URL-decoded) path segment.
+         */
+        get: operations["Users_getByExternalId"];
+        /**
+         * Create or update a learner by your own id
+         * @description An upsert keyed by your external_user_id: 201 when the learner is created (emits user.registered), 200 when an existing learner is updated or already had this name and email (no event). Concurrent PUTs of one id end with one learner and one user.registered.
+         */
+        put: operations["Users_upsertByExternalId"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users/{id}": {
         parameters: {
             query?: never;
@@ -577,6 +601,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/certificates/{cert_id}/credential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The certificate as a signed Open Badges 3.0 credential (no API key needed)
+         * @description A VC-JWT: a compact JWS (`alg: EdDSA` over Ed25519, `typ: vc+jwt`, `kid` naming the key in `/.well-known/jwks.json`) whose payload is an Open Badges 3.0 `OpenBadgeCredential` (W3C Verifiable Credentials Data Model 2.0) plus the JWT claims `iss` (= `issuer.id`), `jti` (= `id`), `sub` (= `credentialSubject.id`) and `nbf` (= `validFrom`).
+         *
+         *     Wallets and other platforms verify it with any JOSE library against the public key set, without calling us. The same certificate always gives the same bytes under one key. No `exp`: certificates do not expire; revocation is answered here (410) and by the verification endpoint and page.
+         *
+         *     Revoked: 410 `certificate_revoked`; unknown or malformed id: 404 `certificate_not_found`. Rate-limited per client IP (the verification limit, a separate counter).
+         */
+        get: operations["Certificates_credential"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/certificates/{id}/revoke": {
         parameters: {
             query?: never;
@@ -591,6 +639,46 @@ export interface paths {
          * @description Verification answers `valid: false` at once. Revoking again is harmless and keeps the first time.
          */
         post: operations["AdminCertificates_revoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/verify/{cert_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Certificate verification page (HTML, no API key needed)
+         * @description What `verify_url` and the PDF's QR code open: says whether the certificate is valid, with holder, course, issue date, platform and id, and nothing else about the learner. A revoked certificate says so (200); an unknown or malformed id gets a 404 page. Sent with a Content-Security-Policy that allows no script, `noindex`, and rate-limited per client IP (the verification limit, a separate counter; 429 is a page too). Machines should use `GET /api/certificates/verify/{cert_id}` (JSON) or the signed credential.
+         */
+        get: operations["VerifyPage_page"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Public keys of credential signatures (JWKS, no API key needed)
+         * @description The JSON Web Key Set (RFC 7517) holding the Ed25519 public key whose `kid` appears in the header of every credential from `GET /api/certificates/{cert_id}/credential`. Point any JOSE library at this URL to verify credentials. Cacheable for 5 minutes; rate-limited per client IP (the verification limit, a separate counter).
+         */
+        get: operations["Jwks_jwks"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -868,6 +956,66 @@ export interface paths {
          * @description Published courses only. Filters said in words are applied and shown in `interpreted`, e.g. "free project management course for beginners under 10 hours" → `{ level: "Beginner", max_credit_cost: 0, max_duration_hours: 10, text: "project management" }`; "ML from Stanford" → `{ organisation: "Stanford University", text: "machine learning" }`; "javscript web dev" → `{ corrections: { javscript: "javascript" }, text: "javascript web development" }`. The rest is ranked by weighted full text (title > category, topics, tutor, organisation > description) with synonyms and typo tolerance, fused with the hosted model when one is configured (`engine: "semantic"`); a slow or failing model falls back to `engine: "lexical"` within 1.5 s.
          */
         post: operations["Search_run"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/enroll/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enrol up to 1,000 learners in one call, as a background job
+         * @description Checks the shape of every row at once (400 validation_failed, fields named like enrollments[3].course_id; each row needs user_id or external_user_id), then answers 202 with a queued job and its Location. A background job then processes the rows, each exactly as POST /api/enroll would: its own transaction, debit, course.enrolled event and error code. One row failing never affects another. Each learner’s rows are processed in row order, so credits are spent in row order (different learners’ rows may overlap). Poll GET /api/jobs/{id} for progress and per-row results. A crash or restart never applies a row twice. Counts as one call against your quota.
+         */
+        post: operations["BulkEnrollment_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your background jobs
+         * @description Newest first, paginated, without their per-row results.
+         */
+        get: operations["Jobs_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One job with its progress and per-row results
+         * @description results holds the outcome of every row processed so far, by index: created (with enrollment_id and credits_deducted) or failed (with the error POST /api/enroll would have answered). Another partner’s or mode’s job is 404.
+         */
+        get: operations["Jobs_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1505,6 +1653,12 @@ export interface components {
             pages: number;
             users: components["schemas"]["UserDto"][];
         };
+        UpsertUserDto: {
+            /** @example Ada Lovelace */
+            name: string;
+            /** @example ada@example.com */
+            email: string;
+        };
         TopUpResultDto: {
             /** @example txn_4fT9kLmQ2xYz8RbN1cVw0a */
             transaction_id: string;
@@ -1754,9 +1908,16 @@ export interface components {
              * @example Learning Platform (test)
              */
             platform: string;
-            /** @example https://api.example.com/api/certificates/verify/TST-2026-7K3QX9M2PD */
+            /**
+             * Format: uri
+             * @description The verification page (HTML) for people; machines use GET /api/certificates/verify/{cert_id}.
+             * @example https://api.example.com/verify/TST-2026-7K3QX9M2PD
+             */
             verify_url: string;
-            /** @example https://api.example.com/api/certificates/TST-2026-7K3QX9M2PD/download */
+            /**
+             * Format: uri
+             * @example https://api.example.com/api/certificates/TST-2026-7K3QX9M2PD/download
+             */
             download_url: string;
             /** @example false */
             override_quiz: boolean;
@@ -1829,9 +1990,16 @@ export interface components {
              * @example Learning Platform (test)
              */
             platform: string;
-            /** @example https://api.example.com/api/certificates/verify/TST-2026-7K3QX9M2PD */
+            /**
+             * Format: uri
+             * @description The verification page (HTML) for people; machines use GET /api/certificates/verify/{cert_id}.
+             * @example https://api.example.com/verify/TST-2026-7K3QX9M2PD
+             */
             verify_url: string;
-            /** @example https://api.example.com/api/certificates/TST-2026-7K3QX9M2PD/download */
+            /**
+             * Format: uri
+             * @example https://api.example.com/api/certificates/TST-2026-7K3QX9M2PD/download
+             */
             download_url: string;
             /** @example false */
             override_quiz: boolean;
@@ -1840,6 +2008,43 @@ export interface components {
              * @example 2026-11-23T09:30:00.000Z
              */
             revoked_at: string;
+        };
+        CredentialJwkDto: {
+            /**
+             * @description Octet key pair (RFC 8037).
+             * @example OKP
+             * @enum {string}
+             */
+            kty: "OKP";
+            /**
+             * @example Ed25519
+             * @enum {string}
+             */
+            crv: "Ed25519";
+            /**
+             * @description The public key (32 bytes, base64url).
+             * @example fNGL3Q3ZQe0AVSI6mkzNMjL0TnzYXuMjHl-lTTsGwRM
+             */
+            x: string;
+            /**
+             * @description RFC 7638 SHA-256 thumbprint of the key: the credential header's `kid`.
+             * @example Tg7yD0xkTJx9KOp7Z7Z6QkJvPqY1Ln4aT8pKJ2cRmEw
+             */
+            kid: string;
+            /**
+             * @example EdDSA
+             * @enum {string}
+             */
+            alg: "EdDSA";
+            /**
+             * @example sig
+             * @enum {string}
+             */
+            use: "sig";
+        };
+        CredentialJwksDto: {
+            /** @description The keys that sign credentials (today one). */
+            keys: components["schemas"]["CredentialJwkDto"][];
         };
         WebhookCreatedDto: {
             /** @example whk_4f9TzQe1LmN8pR2sV6xY0a */
@@ -1863,7 +2068,7 @@ export interface components {
         };
         CreateWebhookDto: {
             /**
-             * @description https is required for live keys.
+             * @description https is required for live keys. The port must be 80, 443, or 1024–65535 other than well-known internal service ports (5432, 6379, 11211, 27017, …); private and reserved addresses are refused in production.
              * @example https://partner.example.com/hooks/learning
              */
             url: string;
@@ -1923,7 +2128,10 @@ export interface components {
             webhooks: components["schemas"]["WebhookDto"][];
         };
         UpdateWebhookDto: {
-            /** @example https://partner.example.com/hooks/v2 */
+            /**
+             * @description https is required for live keys. The port must be 80, 443, or 1024–65535 other than well-known internal service ports (5432, 6379, 11211, 27017, …); private and reserved addresses are refused in production.
+             * @example https://partner.example.com/hooks/v2
+             */
             url?: string;
             /**
              * @example [
@@ -2335,11 +2543,18 @@ export interface components {
              */
             interpreted: components["schemas"]["InterpretedDto"];
             /**
-             * @description `semantic` when the hosted model answered and its ranking was fused with the lexical one.
-             * @example lexical
+             * @description `semantic` when a semantic ranking (the embedded engine, or the hosted model when one is configured) found candidates and was fused with the lexical one; `lexical` when none had anything to say (no word of the query is known to them, the engine is still starting, or the hosted model failed).
+             * @example semantic
              * @enum {string}
              */
             engine: "semantic" | "lexical";
+            /**
+             * @description Filters said in words that were not applied because, together, they left no course matching the query: relaxed one at a time, least important first (duration, price, level, category, organisation). Absent when every filter was applied.
+             * @example [
+             *       "max_credit_cost"
+             *     ]
+             */
+            relaxed?: ("max_duration_hours" | "max_credit_cost" | "level" | "category" | "organisation")[];
             results: components["schemas"]["SearchResultDto"][];
             /**
              * @description Published courses matching the query and its filters (results holds at most `limit` of them). Matches in the title, category, topics, tutor or organisation are counted; the description is searched (and counted) too when those give fewer than `limit`.
@@ -2358,6 +2573,183 @@ export interface components {
              * @example 10
              */
             limit?: number;
+        };
+        JobDto: {
+            /** @example job_7Qm2xT9aLcV4pN8rS1dE0f */
+            id: string;
+            /**
+             * @example enrollment.bulk
+             * @enum {string}
+             */
+            type: "enrollment.bulk";
+            /**
+             * @description queued until the worker starts it, completed once every row has an outcome.
+             * @example running
+             * @enum {string}
+             */
+            status: "queued" | "running" | "completed";
+            /**
+             * @description Rows in the job.
+             * @example 800
+             */
+            total: number;
+            /**
+             * @description Rows with an outcome so far (succeeded + failed).
+             * @example 412
+             */
+            processed: number;
+            /** @example 410 */
+            succeeded: number;
+            /** @example 2 */
+            failed: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description null while queued.
+             * @example 2026-11-23T08:00:00.120Z
+             */
+            started_at: string | null;
+            /**
+             * Format: date-time
+             * @description null until completed.
+             * @example null
+             */
+            completed_at: string | null;
+        };
+        JobAcceptedDto: {
+            job: components["schemas"]["JobDto"];
+        };
+        BulkEnrollmentRowDto: {
+            /**
+             * @description Platform user id; give this or external_user_id (or both, naming the same user).
+             * @example 501
+             */
+            user_id?: number;
+            /** @example acme-user-1001 */
+            external_user_id?: string;
+            /**
+             * @description A published course.
+             * @example 12
+             */
+            course_id: number;
+            /**
+             * @description Deduct the course's credit_cost from the learner's balance (402 when it is too low).
+             * @default true
+             * @example true
+             */
+            deduct_credits?: boolean;
+        };
+        BulkEnrollDto: {
+            /** @description Each row exactly as the body of POST /api/enroll, and processed as it would be; each learner’s rows in this order. */
+            enrollments: components["schemas"]["BulkEnrollmentRowDto"][];
+        };
+        JobListDto: {
+            /**
+             * @description Items in all pages.
+             * @example 1
+             */
+            total: number;
+            /** @example 1 */
+            page: number;
+            /**
+             * @description Number of pages; a page past the end is an empty list.
+             * @example 1
+             */
+            pages: number;
+            jobs: components["schemas"]["JobDto"][];
+        };
+        JobRowErrorDto: {
+            /**
+             * @description The error code POST /api/enroll gives for the same input.
+             * @example insufficient_credits
+             */
+            code: string;
+            /** @example The user does not have enough credits. */
+            message: string;
+            /**
+             * @description As in the error envelope: [{ field, message }] for validation_failed, an object such as { required, available } for others.
+             * @example {
+             *       "required": 25,
+             *       "available": 10
+             *     }
+             */
+            details?: Record<string, never>[] | Record<string, never>;
+        };
+        JobResultDto: {
+            /**
+             * @description Position of the row in the request (from 0).
+             * @example 0
+             */
+            index: number;
+            /**
+             * @example created
+             * @enum {string}
+             */
+            status: "created" | "failed";
+            /**
+             * @description When created.
+             * @example 9001
+             */
+            enrollment_id?: number;
+            /**
+             * @description When created: the credits debited.
+             * @example 25
+             */
+            credits_deducted?: number;
+            /** @description When failed. */
+            error?: components["schemas"]["JobRowErrorDto"];
+        };
+        JobDetailDto: {
+            /** @example job_7Qm2xT9aLcV4pN8rS1dE0f */
+            id: string;
+            /**
+             * @example enrollment.bulk
+             * @enum {string}
+             */
+            type: "enrollment.bulk";
+            /**
+             * @description queued until the worker starts it, completed once every row has an outcome.
+             * @example running
+             * @enum {string}
+             */
+            status: "queued" | "running" | "completed";
+            /**
+             * @description Rows in the job.
+             * @example 800
+             */
+            total: number;
+            /**
+             * @description Rows with an outcome so far (succeeded + failed).
+             * @example 412
+             */
+            processed: number;
+            /** @example 410 */
+            succeeded: number;
+            /** @example 2 */
+            failed: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description null while queued.
+             * @example 2026-11-23T08:00:00.120Z
+             */
+            started_at: string | null;
+            /**
+             * Format: date-time
+             * @description null until completed.
+             * @example null
+             */
+            completed_at: string | null;
+            /** @description Outcomes of the rows processed so far, by index. */
+            results: components["schemas"]["JobResultDto"][];
         };
     };
     responses: {
@@ -3808,6 +4200,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     StaticImages_avatar: {
@@ -3837,6 +4238,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Preview_course: {
@@ -3865,6 +4275,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
             };
         };
     };
@@ -4013,6 +4432,205 @@ export interface operations {
             };
             /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    Users_getByExternalId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your own id of the learner, URL-encoded (e.g. `acme%2Fuser%201` for `acme/user 1`); 1–128 characters. */
+                external_user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example success
+                         * @enum {string}
+                         */
+                        status: "success";
+                        data: components["schemas"]["UserDto"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `user_not_found`: User not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    Users_upsertByExternalId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your own id of the learner, URL-encoded (e.g. `acme%2Fuser%201` for `acme/user 1`); 1–128 characters. */
+                external_user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpsertUserDto"];
+            };
+        };
+        responses: {
+            /** @description Updated, or unchanged; no event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example success
+                         * @enum {string}
+                         */
+                        status: "success";
+                        data: components["schemas"]["UserDto"];
+                    };
+                };
+            };
+            /** @description Created; user.registered is emitted. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example success
+                         * @enum {string}
+                         */
+                        status: "success";
+                        data: components["schemas"]["UserDto"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is invalid. `invalid_json`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is larger than 100 kB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `unsupported_media_type`: Requests with a body must be sent as Content-Type: application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5026,6 +5644,66 @@ export interface operations {
             };
         };
     };
+    Certificates_credential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `<ECK|TST>-<year>-<10 Crockford base32 chars>` (case-insensitive). */
+                cert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The compact JWS (`header.payload.signature`, base64url) as the whole body. Decoded payload: `{ "@context": ["https://www.w3.org/ns/credentials/v2", "https://purl.imsglobal.org/spec/ob/v3p0/context-3.0.3.json"], id, type: ["VerifiableCredential", "OpenBadgeCredential"], issuer: { id, type: ["Profile"], name, url }, validFrom, name, credentialSubject: { id, type: ["AchievementSubject"], name, achievement: { id, type: ["Achievement"], name, description, criteria: { narrative } } }, iss, jti, sub, nbf }` (see the certificates guide). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vc+jwt": string;
+                };
+            };
+            /** @description `certificate_not_found`: Certificate not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `certificate_revoked`: This certificate has been revoked; its credential is no longer issued. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     AdminCertificates_revoke: {
         parameters: {
             query?: never;
@@ -5108,6 +5786,94 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+            /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    VerifyPage_page: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `<ECK|TST>-<year>-<10 Crockford base32 chars>` (case-insensitive). */
+                cert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The certificate exists: valid, or revoked (the page says which). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No certificate has this id (HTML page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests from this client IP (HTML page, with `Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    Jwks_jwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set (no envelope). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialJwksDto"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
@@ -6512,6 +7278,284 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Requests with a body must be sent as Content-Type: application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    BulkEnrollment_start: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1–255 characters. The first response is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 idempotency_key_reused, a retry while the first runs is 409 idempotency_request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkEnrollDto"];
+            };
+        };
+        responses: {
+            /** @description The job is queued. */
+            202: {
+                headers: {
+                    /** @description Where to poll the job: /api/jobs/{id}. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example success
+                         * @enum {string}
+                         */
+                        status: "success";
+                        data: components["schemas"]["JobAcceptedDto"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is invalid. `invalid_json`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is larger than 100 kB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `unsupported_media_type`: Requests with a body must be sent as Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    Jobs_list: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example success
+                         * @enum {string}
+                         */
+                        status: "success";
+                        data: components["schemas"]["JobListDto"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    Jobs_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example success
+                         * @enum {string}
+                         */
+                        status: "success";
+                        data: components["schemas"]["JobDetailDto"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `job_not_found`: Job not found. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

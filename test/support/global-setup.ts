@@ -3,6 +3,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runMigrations } from '../../src/database/data-source';
 import { ensureDatabase } from '../../src/database/ensure-database';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../../src/database/data-source';
+import { preparingSql } from '../../src/search/semantic/embedded-semantic';
+import { ensureWordVectors } from '../../src/search/semantic/word-vector-import';
 
 /**
  * One fresh PostgreSQL database and one Redis key prefix per test run, migrated once here.
@@ -25,10 +29,17 @@ export default async function globalSetup(): Promise<void> {
     WEBHOOK_RETRY_DELAYS_MS: '300,300,300',
     WEBHOOK_TIMEOUT_MS: '2000',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    // Every test file calls from 127.0.0.1 and many send bad keys on purpose; the limit's own test sets 30.
+    AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
   };
   Object.assign(process.env, env);
   await ensureDatabase(env.DATABASE_URL);
   await runMigrations(env.DATABASE_URL);
+  // The embedded search engine's word vectors, imported once for the run (an app would import them on its first start).
+  const db = new DataSource({ ...dataSourceOptions(env.DATABASE_URL), extra: { max: 1 } });
+  await db.initialize();
+  await ensureWordVectors(preparingSql(db));
+  await db.destroy();
   const dir = join(__dirname, '..', '.run');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'env.json'), JSON.stringify(env));

@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import { PDFParse } from 'pdf-parse';
 import { Certificate } from '../../src/certificates/certificate.entity';
-import { renderCertificatePdf } from '../../src/certificates/certificate-pdf';
+import { renderCertificatePdf } from '../../src/certificates/pdf/certificate-pdf';
 
 function certificate(overrides: Partial<Certificate> = {}): Certificate {
   return Object.assign(new Certificate(), {
@@ -34,7 +34,7 @@ async function textOf(pdf: Buffer): Promise<{ text: string; pages: number }> {
   }
 }
 
-const VERIFY = 'https://learn.example.com/api/certificates/verify/ECK-2026-7K3QX9M2PD';
+const VERIFY = 'https://learn.example.com/verify/ECK-2026-7K3QX9M2PD';
 
 describe('certificate PDF', () => {
   it('is one page naming holder, course, date, id, platform and verify URL', async () => {
@@ -45,6 +45,22 @@ describe('certificate PDF', () => {
     for (const s of ['Ada Lovelace', 'Introduction to Analytical Engines', '22 November 2026', 'ECK-2026-7K3QX9M2PD', 'Learning Platform', VERIFY]) {
       expect(text).toContain(s);
     }
+  });
+
+  it.each([
+    ['Chinese', '王小明', '数据科学导论'],
+    ['Arabic', 'سارة', 'مقدمة في علم البيانات'],
+    ['Arabic, two words', 'سارة أحمد', 'علم البيانات'],
+    ['Cyrillic', 'Анна Каренина', 'Введение в науку о данных'],
+    ['Greek', 'Αλέξανδρος Παπαδόπουλος', 'Εισαγωγή στην επιστήμη δεδομένων'],
+    ['Korean', '김민준', '데이터 과학 입문'],
+    ['Japanese', 'やまだ たろう', '山田太郎のデータ'],
+    ['Latin with diacritics', 'Nguyễn Thị Minh Khai', 'Łódź: Żółć for Beginners'],
+  ])('renders holder name and course title in %s with embedded fonts, so the text reads back exactly', async (_, holderName, courseTitle) => {
+    const pdf = await renderCertificatePdf(certificate({ holderName, courseTitle }), VERIFY);
+    const { text } = await textOf(pdf);
+    expect(text).toContain(holderName);
+    expect(text).toContain(courseTitle);
   });
 
   it('stays one page with a very long name and course title', async () => {

@@ -1,7 +1,6 @@
 import { buildConcepts, extractFilters, toTsQuery } from '../../src/search/query-parser';
 import { reciprocalRankFusion } from '../../src/search/rank-fusion';
 import { SearchLexicon, words } from '../../src/search/search-lexicon';
-import { edits1 } from '../../src/search/spelling';
 import { embeddingsEndpoint } from '../../src/search/embeddings.client';
 
 const lexicon = SearchLexicon.load();
@@ -36,7 +35,6 @@ describe('search query parser', () => {
 });
 
 describe('search helpers', () => {
-  it('edits1 holds the transposition that fixes "pyhton"', () => expect(edits1('pyhton')).toContain('python'));
   it('fuses rankings by reciprocal rank', () => expect(reciprocalRankFusion([[1, 2, 3], [3, 1]]).map((x) => x.id)).toEqual([1, 3, 2]));
   it.each([
     ['https://api.example.com', 'https://api.example.com/v1/embeddings'],

@@ -17,7 +17,7 @@ describe('isForbiddenAddress', () => {
 
 describe('resolveSafely', () => {
   it('refuses a host name that resolves to loopback', async () => {
-    await expect(resolveSafely('localhost')).rejects.toThrow(/private or reserved/);
+    await expect(resolveSafely('localhost')).rejects.toThrow(/is not a public address/);
   });
 });
 

@@ -21,9 +21,13 @@ const LOAD_LOCK = 7_204_212;
 
 const tutorKey = (name: string, organisation: string | null) => `${name}\u0000${organisation ?? ''}`;
 
-function chunks<T>(items: T[]): T[][] {
+// Search documents per statement: building them is the heavy part, and each statement must stay well within the
+// client's read timeout (REQUEST_TIMEOUT_MS) even on a busy machine.
+const REFRESH_BATCH = 100;
+
+function chunks<T>(items: T[], size = BATCH): T[][] {
   const out: T[][] = [];
-  for (let i = 0; i < items.length; i += BATCH) out.push(items.slice(i, i + BATCH));
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
 }
 
@@ -52,7 +56,10 @@ export class CatalogueLoader {
     if (onlyIfEmpty && (await this.hasCourses(this.dataSource.manager))) return null;
     const catalogue = buildCatalogue(readCatalogueFiles(dir));
     const result = await this.dataSource.transaction(async (em) => {
-      await em.query('SELECT pg_advisory_xact_lock($1)', [LOAD_LOCK]);
+      // A bulk load is not a request: no statement time limit for it (each statement stays under the client's
+      // read timeout by working in batches), and the lock is polled rather than waited on in one statement.
+      await em.query(`SET LOCAL statement_timeout = 0`);
+      await this.lock(em);
       // Checked again under the lock: another instance may have loaded meanwhile.
       if (onlyIfEmpty && (await this.hasCourses(em))) return null;
       // Search documents are built once, at the end of upsert, not again by every batch that touches a course.
@@ -61,6 +68,13 @@ export class CatalogueLoader {
     });
     if (result) await this.cache.invalidate();
     return result;
+  }
+
+  /** Takes the load lock of this transaction, waiting for another instance's load to finish first. */
+  private async lock(em: EntityManager): Promise<void> {
+    while (!(await em.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [LOAD_LOCK]))[0].locked) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
   }
 
   private async hasCourses(em: EntityManager): Promise<boolean> {
@@ -101,7 +115,7 @@ export class CatalogueLoader {
       }
     }
     const topics = await this.upsertTopics(em, catalogue, courseIds);
-    await em.query('SELECT search_refresh_documents($1::int[])', [[...courseIds.values()]]);
+    for (const ids of chunks([...courseIds.values()], REFRESH_BATCH)) await em.query('SELECT search_refresh_documents($1::int[])', [ids]);
     await em.query('SELECT search_flush_pending()');
     return { courses: catalogue.length, topics, tutors: tutorIds.size, created, updated: catalogue.length - created };
   }

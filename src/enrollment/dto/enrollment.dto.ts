@@ -4,7 +4,7 @@ import { UserRefDto } from '../../users/dto/user.dto';
 import { PageMetaDto } from '../../common/pagination';
 
 export class EnrollDto extends UserRefDto {
-  @ApiProperty({ example: 12, description: 'A published course.' })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 2_147_483_647, example: 12, description: 'A published course.' })
   @IsInt()
   @Min(1)
   @Max(2_147_483_647)

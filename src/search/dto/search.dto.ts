@@ -47,6 +47,9 @@ export class InterpretedDto {
   corrections?: Record<string, string>;
 }
 
+export const RELAXED_FILTERS = ['max_duration_hours', 'max_credit_cost', 'level', 'category', 'organisation'] as const;
+export type RelaxedFilter = (typeof RELAXED_FILTERS)[number];
+
 export class SearchResultDto extends CourseListItemDto {
   @ApiProperty({ example: 0.8123, description: 'Relevance; higher is better. Comparable within one response only.' })
   score: number;
@@ -59,8 +62,24 @@ export class SearchResponseDto {
   @ApiProperty({ type: InterpretedDto, example: { level: 'Beginner', max_credit_cost: 0, max_duration_hours: 10, text: 'python' } })
   interpreted: InterpretedDto;
 
-  @ApiProperty({ enum: ['semantic', 'lexical'], example: 'lexical', description: '`semantic` when the hosted model answered and its ranking was fused with the lexical one.' })
+  @ApiProperty({
+    enum: ['semantic', 'lexical'],
+    example: 'semantic',
+    description:
+      '`semantic` when a semantic ranking (the embedded engine, or the hosted model when one is configured) found candidates and was fused with the lexical one; ' +
+      '`lexical` when none had anything to say (no word of the query is known to them, the engine is still starting, or the hosted model failed).',
+  })
   engine: 'semantic' | 'lexical';
+
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', enum: [...RELAXED_FILTERS] },
+    example: ['max_credit_cost'],
+    description:
+      'Filters said in words that were not applied because, together, they left no course matching the query: relaxed one at a time, least important first ' +
+      '(duration, price, level, category, organisation). Absent when every filter was applied.',
+  })
+  relaxed?: RelaxedFilter[];
 
   @ApiProperty({ type: [SearchResultDto] })
   results: SearchResultDto[];

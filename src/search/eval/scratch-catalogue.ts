@@ -4,6 +4,8 @@ import { CatalogueCache } from '../../courses/catalogue-cache';
 import { CatalogueLoader } from '../../courses/catalogue/catalogue-loader.service';
 import { dataSourceOptions, runMigrations } from '../../database/data-source';
 import { dropDatabase, ensureDatabase } from '../../database/ensure-database';
+import { preparingSql } from '../semantic/embedded-semantic';
+import { ensureWordVectors } from '../semantic/word-vector-import';
 
 export interface ScratchCatalogue {
   url: string;
@@ -15,7 +17,7 @@ export interface ScratchCatalogue {
 const noCache = { invalidate: async () => undefined } as unknown as CatalogueCache;
 
 /**
- * A throw-away database (migrated, real catalogue loaded) for the eval and the benchmark. The server is taken from
+ * A throw-away database (migrated, real catalogue and the embedded engine's word vectors loaded) for the eval and the benchmark. The server is taken from
  * SEARCH_EVAL_DATABASE_URL or DATABASE_URL (any database name; a new one is created next to it and dropped after).
  */
 export async function createScratchCatalogue(label: string): Promise<ScratchCatalogue> {
@@ -27,6 +29,7 @@ export async function createScratchCatalogue(label: string): Promise<ScratchCata
   const db = new DataSource({ ...dataSourceOptions(url), extra: { max: 4 } });
   await db.initialize();
   await new CatalogueLoader(db, noCache).load();
+  await ensureWordVectors(preparingSql(db));
   return {
     url,
     db,

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsInt, IsNotEmpty, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { PageQuery, PageMetaDto } from '../../common/pagination';
@@ -25,6 +25,9 @@ export class CreateUserDto {
   email: string;
 }
 
+/** PUT /users/external/{external_user_id}: the learner's details; the id is in the path. */
+export class UpsertUserDto extends PickType(CreateUserDto, ['name', 'email'] as const) {}
+
 export class ListUsersQuery extends PageQuery {
   @ApiPropertyOptional({ example: 'acme-user-1001', description: 'Find the user with this external_user_id.' })
   @IsOptional()
@@ -36,14 +39,14 @@ export class ListUsersQuery extends PageQuery {
 
 /** Identifies a learner by platform id or by the partner's own reference (enrolment, webinars). */
 export class UserRefDto {
-  @ApiPropertyOptional({ example: 501, description: 'Platform user id; give this or external_user_id (or both, naming the same user).' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 2_147_483_647, example: 501, description: 'Platform user id; give this or external_user_id (or both, naming the same user).' })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(2_147_483_647)
   user_id?: number;
 
-  @ApiPropertyOptional({ example: 'acme-user-1001' })
+  @ApiPropertyOptional({ example: 'acme-user-1001', minLength: 1, maxLength: 128 })
   @IsOptional()
   @IsString()
   @Length(1, 128)

@@ -3,10 +3,13 @@ import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsOptional, IsS
 import { PageQuery, PageMetaDto } from '../../common/pagination';
 import { PUBLIC_EVENT_TYPES, PublicEventType } from '../../events/event-map';
 
+const URL_RULES =
+  'https is required for live keys. The port must be 80, 443, or 1024–65535 other than well-known internal service ports (5432, 6379, 11211, 27017, …); private and reserved addresses are refused in production.';
+
 const EVENTS_MESSAGE = `each value in events must be one of: ${PUBLIC_EVENT_TYPES.join(', ')}`;
 
 export class CreateWebhookDto {
-  @ApiProperty({ example: 'https://partner.example.com/hooks/learning', maxLength: 2048, description: 'https is required for live keys.' })
+  @ApiProperty({ example: 'https://partner.example.com/hooks/learning', maxLength: 2048, description: URL_RULES })
   @IsString()
   @MaxLength(2048)
   url: string;
@@ -26,7 +29,7 @@ export class CreateWebhookDto {
 }
 
 export class UpdateWebhookDto {
-  @ApiPropertyOptional({ example: 'https://partner.example.com/hooks/v2', maxLength: 2048 })
+  @ApiPropertyOptional({ example: 'https://partner.example.com/hooks/v2', maxLength: 2048, description: URL_RULES })
   @IsOptional()
   @IsString()
   @MaxLength(2048)

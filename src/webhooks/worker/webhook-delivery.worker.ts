@@ -25,7 +25,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
     const delays = this.config.webhook.retryDelaysMs;
     this.connection = new Redis(this.config.redisUrl, { maxRetriesPerRequest: null, retryStrategy: (t) => Math.min(t * 200, 2000) });
     this.connection.on('error', () => undefined);
-    this.worker = new Worker<DeliverWebhookData>(WEBHOOK_QUEUE, (job) => this.job.process(job), {
+    this.worker = new Worker<DeliverWebhookData>(WEBHOOK_QUEUE, (job, token) => this.job.process(job, token), {
       connection: this.connection,
       prefix: queuePrefix(this.config),
       concurrency: CONCURRENCY,

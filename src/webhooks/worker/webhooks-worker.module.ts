@@ -1,13 +1,15 @@
 import { Module } from '@nestjs/common';
 import { WebhooksModule } from '../webhooks.module';
 import { DeliverWebhookJob } from './deliver-webhook.job';
+import { DeliveryStore } from './delivery-store';
+import { DeliverySweep } from './delivery-sweep.service';
 import { OutboxRelay } from './outbox-relay.service';
 import { WebhookDeliveryWorker } from './webhook-delivery.worker';
 import { WebhookSender } from './webhook-sender';
 
-/** The delivery processor and the outbox relay: loaded in the API when RUN_WORKER=true, and in the worker process. */
+/** The delivery processor, the outbox relay and the delivery sweep: loaded in the API when RUN_WORKER=true, and in the worker process. */
 @Module({
   imports: [WebhooksModule],
-  providers: [DeliverWebhookJob, WebhookSender, WebhookDeliveryWorker, OutboxRelay],
+  providers: [DeliverWebhookJob, DeliveryStore, DeliverySweep, WebhookSender, WebhookDeliveryWorker, OutboxRelay],
 })
 export class WebhooksWorkerModule {}

@@ -1,7 +1,8 @@
 import PDFDocument from 'pdfkit';
 import * as QRCode from 'qrcode';
-import { platformLabel } from './certificate.mapper';
-import type { Certificate } from './certificate.entity';
+import type { Certificate } from '../certificate.entity';
+import { formatIssueDate, platformLabel } from '../certificate.mapper';
+import { TextBox, UnicodeText } from './unicode-text';
 
 const NAVY = '#1F3A5F';
 const GOLD = '#B8903A';
@@ -14,6 +15,10 @@ const TEXT_WIDTH = 640;
 const LEFT = (W - TEXT_WIDTH) / 2;
 
 type Doc = PDFKit.PDFDocument;
+
+// Holder: one line from 38 pt down, two lines below ~22 pt; above the rule at y 252. Course: up to three lines above the footer.
+const NAME_BOX: TextBox = { max: 38, min: 14, width: TEXT_WIDTH, maxLines: 2, maxHeight: 56, lineHeight: 1.25 };
+const TITLE_BOX: TextBox = { max: 24, min: 12, width: TEXT_WIDTH, maxLines: 3, maxHeight: 96, lineHeight: 1.3 };
 
 /** Renders a one-page A4 landscape certificate: holder, course, date, id, platform, verify URL and its QR code. */
 export function renderCertificatePdf(cert: Certificate, verifyUrl: string): Promise<Buffer> {
@@ -60,18 +65,20 @@ function body(doc: Doc, cert: Certificate): void {
   centered(doc, 'Certificate of Completion', 92, 'Times-Bold', 40, NAVY);
   doc.lineWidth(1.5).moveTo(W / 2 - 70, 146).lineTo(W / 2 + 70, 146).stroke(GOLD);
   centered(doc, 'This certifies that', 170, 'Times-Italic', 16, MUTED);
-  const nameSize = fitSize(doc, cert.holderName, 'Times-BoldItalic', 38, 14, 1);
-  centered(doc, cert.holderName, 196 + (38 - nameSize) * 0.6, 'Times-BoldItalic', nameSize, INK, { lineBreak: true, height: 46, ellipsis: true });
-  doc.lineWidth(0.6).moveTo(W / 2 - 220, 246).lineTo(W / 2 + 220, 246).stroke(MUTED);
-  centered(doc, 'has successfully completed the course', 262, 'Times-Italic', 16, MUTED);
-  const titleSize = fitSize(doc, cert.courseTitle, 'Helvetica-Bold', 24, 12, 2);
-  doc.font('Helvetica-Bold').fontSize(titleSize).fillColor(NAVY).text(cert.courseTitle, LEFT, 290, { width: TEXT_WIDTH, align: 'center', height: 70, ellipsis: true });
+  // Holder and course are in any script: embedded Unicode fonts, bidi ordering and shaping (UnicodeText).
+  const holder = new UnicodeText(doc, 'name').fit(cert.holderName, NAME_BOX);
+  const nameTop = 246 - holder.lines.length * holder.size * NAME_BOX.lineHeight;
+  new UnicodeText(doc, 'name').drawCentered(holder.lines, holder.size, W / 2, nameTop, NAME_BOX, INK);
+  doc.lineWidth(0.6).moveTo(W / 2 - 220, 252).lineTo(W / 2 + 220, 252).stroke(MUTED);
+  centered(doc, 'has successfully completed the course', 264, 'Times-Italic', 16, MUTED);
+  const title = new UnicodeText(doc, 'title').fit(cert.courseTitle, TITLE_BOX);
+  new UnicodeText(doc, 'title').drawCentered(title.lines, title.size, W / 2, 292, TITLE_BOX, NAVY);
 }
 
 function footer(doc: Doc, cert: Certificate, verifyUrl: string): void {
   const baseY = 400;
   // Date of issue, left column
-  doc.font('Times-Bold').fontSize(16).fillColor(INK).text(formatDate(cert.issuedAt), 80, baseY + 40, { width: 220, align: 'center', lineBreak: false });
+  doc.font('Times-Bold').fontSize(16).fillColor(INK).text(formatIssueDate(cert.issuedAt), 80, baseY + 40, { width: 220, align: 'center', lineBreak: false });
   doc.lineWidth(0.6).moveTo(100, baseY + 62).lineTo(280, baseY + 62).stroke(MUTED);
   doc.font('Helvetica').fontSize(9).fillColor(MUTED).text('DATE OF ISSUE', 80, baseY + 68, { width: 220, align: 'center', characterSpacing: 1.5, lineBreak: false });
 
@@ -115,17 +122,4 @@ function drawQr(doc: Doc, text: string, x: number, y: number, size: number): voi
 
 function centered(doc: Doc, text: string, y: number, font: string, size: number, color: string, extra: PDFKit.Mixins.TextOptions = {}): void {
   doc.font(font).fontSize(size).fillColor(color).text(text, LEFT, y, { width: TEXT_WIDTH, align: 'center', lineBreak: false, ...extra });
-}
-
-/** The largest font size (down to `min`) at which `text` fits in `lines` lines of the text column. */
-function fitSize(doc: Doc, text: string, font: string, max: number, min: number, lines: number): number {
-  doc.font(font);
-  for (let size = max; size > min; size -= 1) {
-    if (doc.fontSize(size).widthOfString(text) <= TEXT_WIDTH * lines * 0.92) return size;
-  }
-  return min;
-}
-
-function formatDate(isoDate: string): string {
-  return new Date(`${isoDate}T00:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
 }

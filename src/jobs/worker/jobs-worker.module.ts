@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { EnrollmentModule } from '../../enrollment/enrollment.module';
+import { UsersModule } from '../../users/users.module';
+import { JobsModule } from '../jobs.module';
+import { BulkEnrollmentJob } from './bulk-enrollment.job';
+import { JobsSweep } from './jobs-sweep.service';
+import { JobsWorker } from './jobs.worker';
+
+/** The jobs queue's processor and its sweep: loaded in the API when RUN_WORKER=true, and in the worker process. */
+@Module({
+  imports: [JobsModule, EnrollmentModule, UsersModule],
+  providers: [BulkEnrollmentJob, JobsWorker, JobsSweep],
+})
+export class JobsWorkerModule {}

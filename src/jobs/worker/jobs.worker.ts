@@ -1,0 +1,58 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Job as QueueJob, WaitingError, Worker } from 'bullmq';
+import Redis from 'ioredis';
+import { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
+import { JOB_ATTEMPTS, JOBS_QUEUE, jobsQueuePrefix, RunJobData } from '../job-queue';
+import { BulkEnrollmentJob } from './bulk-enrollment.job';
+
+// Two jobs side by side, each with 8 lanes of rows (bulk-enrollment.job.ts); a lane uses one or two pool connections
+// at a time, so two large jobs can fill the pool (DATABASE_POOL_SIZE) and wait on it in turn.
+const CONCURRENCY = 2;
+// A killed worker's job is taken over once its lock expires (BullMQ's stalled-job check), within about 20 s.
+const LOCK_MS = 15_000;
+const STALLED_CHECK_MS = 5_000;
+
+/** Runs the jobs queue. On shutdown a running job stops between rows and goes back to the queue. */
+@Injectable()
+export class JobsWorker implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(JobsWorker.name);
+  private worker?: Worker<RunJobData>;
+  private connection?: Redis;
+  private stopping = false;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly bulkEnrollment: BulkEnrollmentJob,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.connection = new Redis(this.config.redisUrl, { maxRetriesPerRequest: null, retryStrategy: (t) => Math.min(t * 200, 2000) });
+    this.connection.on('error', () => undefined);
+    this.worker = new Worker<RunJobData>(JOBS_QUEUE, (job, token) => this.process(job, token), {
+      connection: this.connection,
+      prefix: jobsQueuePrefix(this.config),
+      concurrency: CONCURRENCY,
+      lockDuration: LOCK_MS,
+      stalledInterval: STALLED_CHECK_MS,
+    });
+    this.worker.on('error', (err) => this.logger.warn({ err: err.message }, 'Jobs worker error'));
+    this.worker.on('failed', (job, err) => this.logger.warn({ err: err.message, jobId: job?.id, attempt: job?.attemptsMade }, 'Job run failed; retried'));
+  }
+
+  private async process(job: QueueJob<RunJobData>, token?: string): Promise<void> {
+    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? JOB_ATTEMPTS);
+    const end = await this.bulkEnrollment.run(job.data.jobId, lastAttempt, () => this.stopping);
+    if (end === 'interrupted') {
+      // Back to the queue without using up an attempt; another worker (or this one restarted) carries on.
+      await job.moveToWait(token);
+      throw new WaitingError();
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
+    await this.worker?.close();
+    this.connection?.disconnect();
+  }
+}

@@ -1,0 +1,116 @@
+import { addScaled, DIMENSIONS, finishRow, principalComponent, SIF, sifWeight } from './vectors';
+import { words } from '../search-lexicon';
+
+/** A word's unit vector and its frequency rank in the vectors' source text. */
+export interface WordVector {
+  v: Float32Array;
+  rank: number;
+}
+
+export type WordLookup = (word: string) => WordVector | undefined;
+
+/** The text of one course, by field. */
+export interface CourseText {
+  id: number;
+  title: string;
+  category: string;
+  topics: string;
+  description: string;
+}
+
+// How much each field's words count in a course's vector: the title says most about what a course teaches.
+const FIELD_WEIGHTS: Array<[keyof Omit<CourseText, 'id'>, number]> = [
+  ['title', 3],
+  ['category', 1],
+  ['topics', 1.5],
+  ['description', 1],
+];
+
+/**
+ * One vector per course: the smooth-inverse-frequency weighted mean of its words' vectors (title words counting
+ * most), with the catalogue's common direction removed (SIF, Arora et al. 2017). A query's vector is made the same
+ * way, so cosine says how close a question is to a course in meaning, even when they share no word.
+ */
+export class CourseVectorIndex {
+  private constructor(
+    readonly ids: Int32Array,
+    private readonly rows: Float32Array,
+    private readonly pc: Float32Array | null,
+  ) {}
+
+  static empty(): CourseVectorIndex {
+    return new CourseVectorIndex(new Int32Array(), new Float32Array(), null);
+  }
+
+  static build(courses: CourseText[], lookup: WordLookup): CourseVectorIndex {
+    const rows = new Float32Array(courses.length * DIMENSIONS);
+    // Every course has a row, in the order given (a course none of whose words has a vector keeps a zero row).
+    courses.forEach((course, at) => {
+      for (const [field, fieldWeight] of FIELD_WEIGHTS) {
+        for (const word of words(course[field])) {
+          const wv = lookup(word);
+          if (!wv) continue;
+          const w = fieldWeight * sifWeight(wv.rank);
+          addScaled(rows, at, wv.v, fieldWeight * sifWeight(wv.rank));
+        }
+      }
+    });
+    const pc = principalComponent(rows, courses.length);
+    for (let r = 0; r < courses.length; r++) finishRow(rows, r, pc);
+    return new CourseVectorIndex(Int32Array.from(courses, (c) => c.id), rows, pc);
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  /** The query's vector (null when none of its words has one), made like a course's. */
+  queryVector(queryWords: string[], lookup: WordLookup): Float32Array | null {
+    const out = new Float32Array(DIMENSIONS);
+    let total = 0;
+    for (const word of queryWords) {
+      const wv = lookup(word);
+      if (!wv) continue;
+      const w = sifWeight(wv.rank, SIF.queryA);
+      addScaled(out, 0, wv.v, w);
+      total += w;
+    }
+    if (!total) return null;
+    finishRow(out, 0, this.pc);
+    return out;
+  }
+
+  /** Each course's cosine to the query vector, by position in `ids`. */
+  cosines(query: Float32Array): Float32Array {
+    const D = DIMENSIONS;
+    const out = new Float32Array(this.ids.length);
+    const rows = this.rows;
+    for (let r = 0, o = 0; r < this.ids.length; r++, o += D) {
+      let s = 0;
+      for (let i = 0; i < D; i++) s += rows[o + i] * query[i];
+      out[r] = s;
+    }
+    return out;
+  }
+
+  /** Courses by cosine to the query vector, best first, at most `max`, none below `floor`. */
+  nearest(query: Float32Array, max: number, floor: number): Array<{ id: number; score: number }> {
+    const D = DIMENSIONS;
+    const scored: Array<{ id: number; score: number }> = [];
+    const rows = this.rows;
+    let worst = floor;
+    for (let r = 0, o = 0; r < this.ids.length; r++, o += D) {
+      let s = 0;
+      for (let i = 0; i < D; i++) s += rows[o + i] * query[i];
+      if (s < worst) continue;
+      scored.push({ id: this.ids[r], score: s });
+      // Keep the list short: once it is twice the size wanted, drop the lower half and raise the bar.
+      if (scored.length >= 2 * max) {
+        scored.sort((a, b) => b.score - a.score);
+        scored.length = max;
+        worst = scored[max - 1].score;
+      }
+    }
+    return scored.sort((a, b) => b.score - a.score || a.id - b.id).slice(0, max);
+  }
+}

@@ -1,0 +1,241 @@
+import { DataSource } from 'typeorm';
+import { SearchSql } from '../search-database';
+import { words as wordsOf } from '../search-lexicon';
+import { CourseText, CourseVectorIndex, WordVector } from './course-vector-index';
+import { SOFT_MATCH, SoftMatchIndex } from './soft-match-index';
+import { fromBytes } from './vectors';
+import { ensureWordVectors } from './word-vector-import';
+
+/** The database the engine prepares itself from (the app's own pool: imports and loads are slow by design). */
+export interface PreparingSql extends SearchSql {
+  transaction<T>(run: (tx: SearchSql) => Promise<T>): Promise<T>;
+}
+
+/** The app's DataSource as the engine's preparing database. */
+export function preparingSql(db: DataSource): PreparingSql {
+  return {
+    query: (sql, params) => db.query(sql, params),
+    transaction: (run) => db.transaction((em) => run({ query: (sql, params) => em.query(sql, params) })),
+  };
+}
+
+export interface EngineLogger {
+  log(message: string): void;
+  warn(message: string): void;
+}
+
+// English function words: they say nothing about a subject, whatever their vectors are near ("why" is near "everyone").
+const FUNCTION_WORDS = (
+  'a about above after again against all am an and any are as at be because been before being below between both but by can could did do does ' +
+  'doing down during each few for from further had has have having he her here hers him his how i if in into is it its itself just me more most my ' +
+  'no nor not now of off on once only or other our ours out over own same she should so some such than that the their them then there these they ' +
+  'this those through to too under until up very was we were what when where which while who whom why will with would you your yours'
+).split(' ');
+
+// How often the catalogue's stamp is compared with the one the index was built from, besides the notifications.
+const CHECK_EVERY_MS = 10_000;
+// Courses read per statement when building, and the part of a description that counts (its opening says what the
+// course is about; the rest adds words more than meaning).
+const PAGE = 2000;
+const DESCRIPTION_CHARS = 1500;
+// Words of one query that get a vector; the vectors of words outside the catalogue are cached up to this many.
+const MAX_QUERY_WORDS = 16;
+const QUERY_WORD_CACHE = 20_000;
+/** How the two signals combine: a course's score is SOFT × its soft-match score (scaled to the best course's) + (1 − SOFT) × its cosine. */
+export const BLEND = { soft: 0.6, floor: 0.2 };
+
+/**
+ * The embedded semantic engine: word vectors from an npm package (imported once per database), the catalogue's
+ * words and one vector per course in memory, rebuilt in the background when the catalogue changes. Searches use
+ * whatever index is ready and never wait for a build; until the first one is ready they are lexical.
+ */
+export class EmbeddedSemantic {
+  private index = CourseVectorIndex.empty();
+  private soft = SoftMatchIndex.empty();
+  private vocabulary = new Map<string, WordVector>();
+  private readonly queryWords = new Map<string, WordVector | null>();
+  private stamp = '';
+  private building?: Promise<void>;
+  private again = false;
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+  /** Resolves once the first index is ready (or the preparation failed; searches are lexical then). */
+  readonly ready: Promise<void>;
+  private markReady!: () => void;
+
+  private readonly stopwords: Set<string>;
+
+  constructor(
+    private readonly db: PreparingSql,
+    private readonly searchDb: SearchSql,
+    stopwords: Set<string>,
+    private readonly logger?: EngineLogger,
+  ) {
+    this.stopwords = new Set([...stopwords, ...FUNCTION_WORDS]);
+    this.ready = new Promise((r) => (this.markReady = r));
+  }
+
+  /** Imports the word vectors if this database has none yet, builds the index, then keeps it current. */
+  start(): void {
+    const started = Date.now();
+    void (async () => {
+      try {
+        const source = await ensureWordVectors(this.db);
+        await this.refresh();
+        this.logger?.log(`semantic engine ready: ${this.index.size} courses, ${this.vocabulary.size} catalogue words (${source}) in ${Date.now() - started} ms`);
+      } catch (e) {
+        this.logger?.warn(`semantic engine not ready, searches stay lexical: ${(e as Error).message}`);
+      } finally {
+        this.markReady();
+      }
+      if (this.stopped) return;
+      this.timer = setInterval(() => void this.refresh().catch((e) => this.logger?.warn(`semantic index refresh failed: ${(e as Error).message}`)), CHECK_EVERY_MS);
+      this.timer.unref();
+    })();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  get size(): number {
+    return this.index.size;
+  }
+
+  /**
+   * Rebuilds the index when the catalogue's stamp moved (a catalogue change notification calls this too). One build
+   * at a time; a call during a build makes it run once more afterwards.
+   */
+  refresh(): Promise<void> {
+    if (this.building) {
+      this.again = true;
+      return this.building;
+    }
+    this.building = (async () => {
+      do {
+        this.again = false;
+        await this.rebuildIfChanged();
+      } while (this.again && !this.stopped);
+    })().finally(() => (this.building = undefined));
+    return this.building;
+  }
+
+  private async rebuildIfChanged(): Promise<void> {
+    const [{ stamp }] = await this.db.query(`SELECT count(*) || ':' || coalesce(max(updated_at)::text, '') AS stamp FROM search_documents`);
+    if (stamp === this.stamp) return;
+    // Read in pages, so that the texts of a large catalogue are never all held as one result.
+    const courses: CourseText[] = [];
+    for (let after = 0; ; ) {
+      const page: CourseText[] = await this.db.query(
+        `SELECT c.id, c.title, c.category,
+                coalesce((SELECT string_agg(tp.title, ' . ' ORDER BY tp.position) FROM topics tp WHERE tp.course_id = c.id), '') AS topics,
+                left(c.description, ${DESCRIPTION_CHARS}) AS description
+           FROM courses c WHERE c.id > $1 ORDER BY c.id LIMIT ${PAGE}`,
+        [after],
+      );
+      courses.push(...page);
+      if (page.length < PAGE) break;
+      after = page[page.length - 1].id;
+    }
+    const distinct = new Set<string>();
+    for (const c of courses) for (const field of [c.title, c.category, c.topics, c.description]) for (const w of wordsOf(field)) distinct.add(w);
+    const vocabulary = await this.loadWords([...distinct]);
+    const index = CourseVectorIndex.build(courses, (w) => vocabulary.get(w));
+    const soft = SoftMatchIndex.build(courses, (w) => vocabulary.get(w), this.stopwords);
+    // Swapped in at once: a search sees the old indexes or the new ones, never half of each.
+    this.vocabulary = vocabulary;
+    this.index = index;
+    this.soft = soft;
+    this.stamp = stamp;
+  }
+
+  private async loadWords(list: string[]): Promise<Map<string, WordVector>> {
+    const out = new Map<string, WordVector>();
+    const rows: Array<{ word: string; rank: number; vector: Buffer }> = await this.db.query(
+      `SELECT word, rank, vector FROM search_word_vectors WHERE word = ANY($1::varchar[])`,
+      [list.filter((w) => w.length <= 60)],
+    );
+    for (const r of rows) out.set(r.word, { v: fromBytes(r.vector), rank: r.rank });
+    return out;
+  }
+
+  /** The query's content words that the engine knows a vector for (fetched in one statement when not in memory). */
+  async wordVectors(queryWords: string[]): Promise<Map<string, WordVector>> {
+    const content = [...new Set(queryWords.filter((w) => w.length >= 2 && w.length <= 60 && !this.stopwords.has(w)))].slice(0, MAX_QUERY_WORDS);
+    const found = new Map<string, WordVector>();
+    const missing: string[] = [];
+    for (const w of content) {
+      const known = this.vocabulary.get(w) ?? this.queryWords.get(w);
+      if (known) found.set(w, known);
+      else if (known === undefined) missing.push(w);
+    }
+    if (missing.length) {
+      const rows: Array<{ word: string; rank: number; vector: Buffer }> = await this.searchDb.query(
+        `SELECT word, rank, vector FROM search_word_vectors WHERE word = ANY($1::varchar[])`,
+        [missing],
+      );
+      const got = new Map(rows.map((r) => [r.word, { v: fromBytes(r.vector), rank: r.rank }]));
+      for (const w of missing) {
+        if (this.queryWords.size >= QUERY_WORD_CACHE) this.queryWords.delete(this.queryWords.keys().next().value!);
+        this.queryWords.set(w, got.get(w) ?? null);
+        const wv = got.get(w);
+        if (wv) found.set(w, wv);
+      }
+    }
+    return found;
+  }
+
+  /** Course ids closest in meaning to the query's words, best first; null when the engine has nothing to say. */
+  async rank(queryWords: string[], max: number): Promise<Array<{ id: number; score: number }> | null> {
+    if (!this.index.size) return null;
+    const { index, soft } = this;
+    const vectors = await this.wordVectors(queryWords);
+    if (!vectors.size) return null;
+    const query = index.queryVector([...vectors.keys()], (w) => vectors.get(w));
+    if (!query) return null;
+    const cosines = index.cosines(query);
+    const matched = soft.score([...vectors].map(([word, vector]) => ({ word, vector })), SOFT_MATCH);
+    let best = 0;
+    for (const s of matched) best = Math.max(best, s);
+    const scale = best ? BLEND.soft / best : 0;
+    const scores = new Float32Array(cosines.length);
+    for (let c = 0; c < cosines.length; c++) scores[c] = scale * matched[c] + (1 - BLEND.soft) * Math.max(0, cosines[c]);
+    const hits = topScores(scores, max, BLEND.floor).map((c) => ({ id: index.ids[c], score: scores[c] }));
+    return hits.length ? hits.slice(0, max) : null;
+  }
+}
+
+/** Positions of the `k` highest scores at or above `floor`, best first (a bounded min-heap: no sort of every course). */
+export function topScores(scores: Float32Array, k: number, floor: number): number[] {
+  const heap: number[] = [];
+  const less = (a: number, b: number) => scores[a] < scores[b] || (scores[a] === scores[b] && a > b);
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && less(heap[l], heap[m])) m = l;
+      if (r < heap.length && less(heap[r], heap[m])) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m], heap[i]];
+      i = m;
+    }
+  };
+  for (let c = 0; c < scores.length; c++) {
+    if (scores[c] < floor) continue;
+    if (heap.length < k) {
+      heap.push(c);
+      for (let i = heap.length - 1; i > 0; ) {
+        const p = (i - 1) >> 1;
+        if (!less(heap[i], heap[p])) break;
+        [heap[i], heap[p]] = [heap[p], heap[i]];
+        i = p;
+      }
+    } else if (less(heap[0], c)) {
+      heap[0] = c;
+      down(0);
+    }
+  }
+  return heap.sort((a, b) => scores[b] - scores[a] || a - b);
+}

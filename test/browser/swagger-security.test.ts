@@ -1,0 +1,45 @@
+import { Browser, chromium } from 'playwright-core';
+import { startApp, TestApp } from '../support/app';
+import { createPartner, CreatedPartner } from '../support/factories';
+
+jest.setTimeout(120_000);
+
+/** Finding 10: Swagger UI kept the key in localStorage (persistAuthorization), where any script on the origin reads it. */
+let t: TestApp;
+let p: CreatedPartner;
+let browser: Browser;
+beforeAll(async () => {
+  t = await startApp();
+  p = await createPartner(t, { plan: 'starter' });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+describe('Swagger UI in Chromium', () => {
+  it('keeps the key out of localStorage and sessionStorage after Authorize, and forgets it on reload', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${t.baseUrl}/docs`);
+    await page.locator('button.authorize').first().click();
+    await page.locator('.modal-ux input[type="text"]').fill(p.key);
+    await page.locator('.modal-ux button.authorize').click();
+    await page.locator('.modal-ux button.btn-done').click();
+    // Authorized in this page: the lock shows it.
+    await page.locator('button.authorize.locked').first().waitFor();
+
+    const stored = await page.evaluate<string>('JSON.stringify({ ...localStorage, ...sessionStorage })');
+    expect(stored).not.toContain(p.key);
+    expect(stored).not.toContain(p.key.slice(9));
+
+    await page.reload();
+    await page.locator('button.authorize').first().waitFor();
+    await expect(page.locator('button.authorize.locked').count()).resolves.toBe(0);
+    await context.close();
+  });
+});

@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto';
+import { createScratchCatalogue, ScratchCatalogue } from '../../src/search/eval/scratch-catalogue';
+import { SearchService } from '../../src/search/search.service';
+import { HttpClient } from '../support/http';
+import { CatalogueCache } from '../../src/courses/catalogue-cache';
+import { createCourse, createPartner } from '../support/factories';
+import { startApp, TestApp } from '../support/app';
+
+// The real catalogue (1,967 courses, 21,000 words to correct against), in a database of this file's own.
+let scratch: ScratchCatalogue;
+let t: TestApp;
+let api: HttpClient;
+beforeAll(async () => {
+  scratch = await createScratchCatalogue('search_cost');
+  t = await startApp({ DATABASE_URL: scratch.url });
+  await t.app.get(SearchService).embedded?.ready; // measured with the semantic engine on, as served
+  api = (await createPartner(t)).http;
+}, 180_000);
+afterAll(async () => {
+  await t?.close();
+  await scratch?.drop();
+});
+
+/** Pronounceable made-up words (letters only, so every one is a candidate for spelling correction) up to 500 characters. */
+function nonsense(): string {
+  const consonants = 'bcdfghjklmnpqrstvwxz';
+  const vowels = 'aeiou';
+  const bytes = randomBytes(600);
+  let text = '';
+  let i = 0;
+  while (text.length < 490) {
+    const len = 5 + (bytes[i++ % bytes.length] % 5);
+    let w = '';
+    for (let k = 0; k < len; k++) w += (k % 2 ? vowels : consonants)[bytes[i++ % bytes.length] % (k % 2 ? 5 : 20)];
+    text += `${w} `;
+  }
+  return text.trim().slice(0, 500);
+}
+
+async function timed(query: string): Promise<{ ms: number; status: number }> {
+  const started = performance.now();
+  const res = await api.post('/api/search', { query });
+  return { ms: performance.now() - started, status: res.status };
+}
+
+describe('POST /api/search costs a bounded amount of time whatever its text', () => {
+  it('answers a 500-character query of nonsense words within 300 ms', async () => {
+    await timed(nonsense()); // first statements of a fresh connection and plan caches
+    const runs = [await timed(nonsense()), await timed(nonsense()), await timed(nonsense())];
+    expect(runs.every((r) => r.status === 200)).toBe(true);
+    const median = runs.map((r) => r.ms).sort((a, b) => a - b)[1];
+    expect(median).toBeLessThan(300);
+  });
+
+  it('four such queries at once do not pile up', async () => {
+    const runs = await Promise.all([0, 1, 2, 3].map(() => timed(nonsense())));
+    expect(runs.every((r) => r.status === 200)).toBe(true);
+    // Two cores serve the four: each may wait for another, but none may take the seconds of serial look-ups.
+    expect(Math.max(...runs.map((r) => r.ms))).toBeLessThan(600);
+  });
+
+  it('a search statement that cannot finish is cut off by the statement timeout: 503 within 1.5 s, not a hang', async () => {
+    // Another session holds the search table, as a long migration or a stuck maintenance job would.
+    const runner = t.db.createQueryRunner();
+    await runner.connect();
+    await runner.startTransaction();
+    await runner.query('LOCK TABLE search_heads IN ACCESS EXCLUSIVE MODE');
+    try {
+      const started = performance.now();
+      const res = await api.post('/api/search', { query: 'python for data analysis' });
+      expect(performance.now() - started).toBeLessThan(1500);
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('service_unavailable');
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+    expect((await api.post('/api/search', { query: 'python for data analysis' })).status).toBe(200);
+  });
+});
+
+const titles = (res: { body: any }) => res.body.data.results.map((r: { title: string }) => r.title as string);
+const stems = (text: string) => new Set((text.toLowerCase().match(/[a-z]+/g) ?? []).map((w) => w.replace(/(ies|es|s|ing|ed)$/, '')));
+
+describe('POST /api/search understands questions asked in the learner\'s own words (real catalogue)', () => {
+  it.each([
+    ["what is going on in my puppy's head", 'Dog Emotion and Cognition'],
+    ['put my feelings into verses I can sing', 'The Singer Songwriter'],
+    ['how do startups raise money from investors', 'Financing Innovative Ventures'],
+  ])('"%s" finds "%s" in the top 5 with no word of its title', async (question, title) => {
+    const shared = [...stems(question)].filter((w) => w.length > 2 && stems(title).has(w));
+    expect(shared).toEqual([]);
+    const res = await api.post('/api/search', { query: question, limit: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.engine).toBe('semantic');
+    expect(titles(res)).toContain(title);
+  });
+
+  it('exact titles and keywords stay first: "kubernetes" gives the Kubernetes courses', async () => {
+    const res = await api.post('/api/search', { query: 'kubernetes', limit: 3 });
+    expect(titles(res).every((t: string) => /kubernetes/i.test(t))).toBe(true);
+  });
+
+  it.each([
+    ['free python course for beginners', /python/i], // the demo catalogue has no free Python course
+    ['free kubernetes course for beginners', /kubernetes/i],
+  ])('"%s" relaxes the price instead of answering nothing', async (query, subject) => {
+    const res = await api.post('/api/search', { query, limit: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.interpreted).toMatchObject({ max_credit_cost: 0, level: 'Beginner' });
+    expect(res.body.data.relaxed).toEqual(['max_credit_cost']);
+    expect(titles(res)[0]).toMatch(subject);
+    expect(res.body.data.results.every((r: { level: string }) => r.level === 'Beginner')).toBe(true);
+  });
+
+  it('relaxes nothing when the filters leave courses', async () => {
+    const res = await api.post('/api/search', { query: 'free courses about project management', limit: 5 });
+    expect(res.body.data.relaxed).toBeUndefined();
+    expect(res.body.data.results.length).toBeGreaterThan(0);
+    expect(res.body.data.results.every((r: { credit_cost: number }) => r.credit_cost === 0)).toBe(true);
+  });
+
+  it('a catalogue change reaches the semantic engine of every instance', async () => {
+    // (Its words are not the question's: only the semantic engine can find it.)
+    // A second instance on the same database and Redis, as behind a load balancer.
+    const other = await startApp({ DATABASE_URL: scratch.url });
+    try {
+      await other.app.get(SearchService).embedded?.ready;
+      const otherApi = (await createPartner(other)).http;
+      const { course } = await createCourse(t.db, {
+        title: 'Falconry: Working with Hawks and Falcons',
+        description: 'Handling, training and flying birds of prey; hunting with raptors in the field.',
+      });
+      await t.app.get(CatalogueCache).invalidate(); // what every admin catalogue change does after commit
+      // The other instance rebuilds its index in the background (a few seconds on a busy 2-core machine).
+      let seen: string[] = [];
+      for (let i = 0; i < 100 && !seen.includes(course.title); i++) {
+        if (i) await new Promise((r) => setTimeout(r, 250));
+        const res = await otherApi.post('/api/search', { query: 'how do I teach an eagle to catch its prey', limit: 5 });
+        seen = res.status === 200 ? titles(res) : []; // a fresh instance on a loaded machine may answer 503 while connecting
+      }
+      expect(seen).toContain(course.title);
+    } finally {
+      await other.close();
+    }
+  });
+});

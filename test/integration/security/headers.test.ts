@@ -1,0 +1,67 @@
+import { request as httpRequest } from 'node:http';
+import { startApp, TestApp } from '../../support/app';
+import { createAdmin, createPartner, CreatedPartner } from '../../support/factories';
+
+/** Finding 10: JSON responses carried no nosniff; Swagger UI could be framed by any site. */
+let t: TestApp;
+let p: CreatedPartner;
+let adminKey: string;
+beforeAll(async () => {
+  t = await startApp();
+  p = await createPartner(t, { plan: 'growth' });
+  adminKey = (await createAdmin(t)).key;
+});
+afterAll(() => t.close());
+
+/** A request whose headers Node's parser refuses (answered outside Express). */
+function oversizedHeaders(): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
+  const { port } = new URL(t.baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path: '/api/courses', headers: { 'X-Filler': 'x'.repeat(20_000) } }, (res) => {
+      res.resume();
+      resolve({ status: res.statusCode!, headers: res.headers });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('X-Content-Type-Options: nosniff on every JSON response', () => {
+  it.each([
+    ['a keyed success', () => p.http.get('/api/courses?limit=1')],
+    ['a keyless success', () => t.http.get('/api/webinars/public')],
+    ['an authentication error', () => t.http.get('/api/courses')],
+    ['an unknown route', () => t.http.get('/api/nothing-here')],
+    ['a validation error', () => p.http.get('/api/courses?limit=0')],
+    ['a probe', () => t.http.get('/health/live')],
+    ['the OpenAPI document', () => t.http.get('/docs/openapi.json')],
+    ['a live page state', () => t.http.get('/live/state/wbn_0000000000000000000000')],
+    ['the queues dashboard API', () => t.http.get('/admin/queues/api/queues', { headers: { 'X-API-Key': adminKey } })],
+    ['the queues dashboard refusal', () => t.http.get('/admin/queues/api/queues')],
+  ])('%s', async (_label, call) => {
+    const res = await call();
+    expect(res.headers.get('content-type')).toMatch(/json/);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('a request refused by the HTTP parser', async () => {
+    const res = await oversizedHeaders();
+    expect(res.status).toBe(431);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+});
+
+describe('Swagger UI', () => {
+  it.each(['/docs', '/docs/', '/docs/swagger-ui-init.js'])('%s may not be framed by any page', async (path) => {
+    const res = await fetch(`${t.baseUrl}${path}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('is configured not to persist the key in the browser', async () => {
+    const init = await (await fetch(`${t.baseUrl}/docs/swagger-ui-init.js`)).text();
+    expect(init).toMatch(/"persistAuthorization":\s*false/);
+  });
+});

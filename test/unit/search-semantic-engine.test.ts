@@ -1,0 +1,118 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { weightedRankFusion } from '../../src/search/rank-fusion';
+import { topScores } from '../../src/search/semantic/embedded-semantic';
+import { CourseText, CourseVectorIndex, WordVector } from '../../src/search/semantic/course-vector-index';
+import { SOFT_MATCH, SoftMatchIndex } from '../../src/search/semantic/soft-match-index';
+import { DIMENSIONS, fromBytes } from '../../src/search/semantic/vectors';
+import { quantise, readWordVectors } from '../../src/search/semantic/word-vector-import';
+
+/** A unit vector mostly along axis `axis`, leaning `lean` towards axis `towards`. */
+function unit(axis: number, towards = axis, lean = 0): Float32Array {
+  const v = new Float32Array(DIMENSIONS);
+  v[axis] = 1;
+  v[towards] += lean;
+  const n = Math.hypot(...v);
+  return v.map((x) => x / n);
+}
+
+// Axis 0: security, 1: pottery, 2: cooking; ranks as in a frequency list (lower = more common).
+const WORDS: Record<string, WordVector> = {
+  hackers: { v: unit(0, 3, 0.3), rank: 16_000 },
+  cybersecurity: { v: unit(0), rank: 40_000 },
+  security: { v: unit(0, 1, 0.4), rank: 900 },
+  pottery: { v: unit(1), rank: 30_000 },
+  clay: { v: unit(1, 2, 0.3), rank: 12_000 },
+  recipes: { v: unit(2), rank: 9_000 },
+  basics: { v: unit(4), rank: 5_000 },
+};
+const lookup = (w: string) => WORDS[w];
+const course = (id: number, title: string, description = ''): CourseText => ({ id, title, category: '', topics: '', description });
+const COURSES = [course(1, 'Cybersecurity basics'), course(2, 'Pottery with clay'), course(3, 'Recipes', 'Basics of cooking at home.')];
+
+describe('soft term matching (query expansion over the catalogue vocabulary)', () => {
+  const index = SoftMatchIndex.build(COURSES, lookup, new Set());
+
+  it('a query word stands for its nearest catalogue words, itself first, above the cosine floor', () => {
+    const near = index.neighbours(WORDS.hackers.v, { ...SOFT_MATCH, floor: 0.5 });
+    expect(near.length).toBeGreaterThan(0);
+    expect(near.every((n) => n.sim >= 0.5)).toBe(true);
+    expect(index.neighbours(WORDS.cybersecurity.v, SOFT_MATCH)[0].sim).toBeCloseTo(1, 5);
+  });
+
+  it('finds the course whose words mean what the query says, though they share no word', () => {
+    const scores = index.score([{ word: 'hackers', vector: WORDS.hackers }], SOFT_MATCH);
+    const best = [...scores].indexOf(Math.max(...scores));
+    expect(index.ids[best]).toBe(1);
+    expect(scores[1]).toBe(0); // pottery shares nothing with hackers
+  });
+
+  it('a word far from every catalogue word expands to nothing', () => {
+    const far = { v: unit(7), rank: 20_000 };
+    expect(index.neighbours(far.v, SOFT_MATCH)).toEqual([]);
+    expect([...index.score([{ word: 'far', vector: far }], SOFT_MATCH)].every((s) => s === 0)).toBe(true);
+  });
+});
+
+describe('course and query vectors', () => {
+  const index = CourseVectorIndex.build(COURSES, lookup);
+
+  it('ranks courses by cosine to the query vector, best first, above the floor', () => {
+    const q = index.queryVector(['clay'], lookup)!;
+    expect(index.nearest(q, 3, 0.1)[0].id).toBe(2);
+  });
+
+  it('a query none of whose words has a vector has no vector', () => {
+    expect(index.queryVector(['zzzz', 'qqqq'], lookup)).toBeNull();
+  });
+});
+
+describe('the best courses of a ranking', () => {
+  it('are the k highest scores at or above the floor, best first, ties by position', () => {
+    const scores = Float32Array.from([0.1, 0.9, 0.5, 0.9, 0.05, 0.7, 0.3]);
+    expect(topScores(scores, 3, 0.2)).toEqual([1, 3, 5]);
+    expect(topScores(scores, 10, 0.2)).toEqual([1, 3, 5, 2, 6]);
+    expect(topScores(scores, 10, 0.95)).toEqual([]);
+  });
+});
+
+describe('weighted reciprocal rank fusion', () => {
+  it('a course both rankings place high beats one only a single ranking has', () => {
+    const fused = weightedRankFusion([
+      { ids: [1, 2, 3], weight: 1 },
+      { ids: [2, 4], weight: 1 },
+    ]).map((x) => x.id);
+    expect(fused[0]).toBe(2);
+    expect(fused).toEqual([2, 1, 4, 3]);
+  });
+
+  it('a heavier ranking leads', () => {
+    expect(weightedRankFusion([{ ids: [1, 2], weight: 0.2 }, { ids: [3, 4], weight: 1 }]).map((x) => x.id)).toEqual([3, 4, 1, 2]);
+  });
+});
+
+describe('word vectors from the npm package', () => {
+  it('quantises a vector to 100 signed bytes that keep its direction', () => {
+    const v = Array.from({ length: DIMENSIONS }, (_, i) => Math.sin(i + 1));
+    const back = fromBytes(quantise(v));
+    const n = Math.hypot(...v);
+    const cos = v.reduce((s, x, i) => s + (x / n) * back[i], 0);
+    expect(cos).toBeGreaterThan(0.999);
+  });
+
+  it('streams the JSON file: words of the search spelling, their frequency rank, up to the rank asked for', async () => {
+    const vec = (k: number) => [...Array.from({ length: DIMENSIONS }, (_, i) => ((i * k) % 7) / 7 - 0.4), 1.5];
+    const entries: Array<[string, number]> = [['the', 0], [',', 1], ['python', 2], ['e-mail', 3], ['pottery', 4], ['zebra', 5]];
+    const body = `{"precision":8,"words":["the"],"vectors":{${entries.map(([w, i]) => `${JSON.stringify(w)}:[${[...vec(i + 2), i].join(',')}]`).join(',')}},"unkVector":[0]}`;
+    const file = join(mkdtempSync(join(tmpdir(), 'vectors-')), 'v.json');
+    writeFileSync(file, body);
+    const seen: Array<[string, number]> = [];
+    const count = await readWordVectors(file, (word, rank, vector) => {
+      expect(vector).toHaveLength(DIMENSIONS);
+      seen.push([word, rank]);
+    }, 5);
+    expect(seen).toEqual([['the', 1], ['python', 3], ['pottery', 5]]);
+    expect(count).toBe(3);
+  });
+});
