@@ -26,6 +26,9 @@ export default async function globalSetup(): Promise<void> {
     RUN_WORKER: 'true',
     AUTO_MIGRATE: 'false',
     LOAD_DEMO_CATALOGUE: 'false',
+    // A loaded CI machine may take seconds to open a PostgreSQL connection: a wider request budget than production's
+    // 5 s keeps that from turning into 503s. Tests of the budget itself set their own.
+    REQUEST_TIMEOUT_MS: '15000',
     WEBHOOK_RETRY_DELAYS_MS: '300,300,300',
     WEBHOOK_TIMEOUT_MS: '2000',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
