@@ -1,4 +1,4 @@
-import { Injectable, Module, OnModuleInit } from '@nestjs/common';
+import { Injectable, InjectionToken, Module, OnModuleInit } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { CoursesService } from '../../src/courses/courses.service';
 import { EnrollmentsService } from '../../src/enrollment/enrollments.service';
@@ -35,7 +35,7 @@ describe('in-transaction hooks', () => {
 });
 
 describe('an application that raises enrollment.completed', () => {
-  const stub = (token: unknown) => ({ provide: token, useValue: {} });
+  const stub = (token: InjectionToken) => ({ provide: token, useValue: {} });
   const collaborators = [stub(TransactionRunner), stub(EnrollmentsService), stub(CoursesService), stub(UsersService)];
 
   it('refuses to boot without a module that handles it', async () => {
