@@ -1,7 +1,9 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import type { Response } from 'express';
 import { map, Observable } from 'rxjs';
 import { success } from './envelope';
+import { SerializedBody } from './serialized-body';
 
 export const RAW_RESPONSE = 'raw_response';
 /** The handler's return value is sent as is (certificate verification, files, pages, health). */
@@ -14,6 +16,14 @@ export class EnvelopeInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
     const raw = this.reflector.getAllAndOverride<boolean>(RAW_RESPONSE, [context.getHandler(), context.getClass()]);
-    return raw ? next.handle() : next.handle().pipe(map((data) => success(data)));
+    if (raw) return next.handle();
+    return next.handle().pipe(map((data) => (data instanceof SerializedBody ? sendSerialized(context.switchToHttp().getResponse<Response>(), data) : success(data))));
   }
+}
+
+/** Already an envelope's bytes: sent as a string with its ETag; Express turns a fresh If-None-Match into 304. */
+function sendSerialized(res: Response, body: SerializedBody): string {
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('ETag', body.etag);
+  return body.json;
 }
