@@ -69,7 +69,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     },
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: ['X-API-Key', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
-    exposedHeaders: ['X-Request-Id', 'Location', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed'],
+    exposedHeaders: ['X-Request-Id', 'Location', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'ETag'],
     maxAge: 600,
   });
   // Server-to-server calls carry no Origin: they skip CORS entirely (the allowlist itself is checked by the guard).
