@@ -203,6 +203,10 @@ async function main() {
   }
   await pool.end();
   const pgStatements = PROFILE ? await statements(databaseUrl, dbName) : undefined;
+  // Whether the count's updates stayed HOT (no index entries written): the hot-row symptom of issue 16.
+  const hot = PROFILE
+    ? await sql(`SELECT relname, n_tup_upd::int AS updates, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables WHERE relname IN ('courses', 'course_enrollment_counts') ORDER BY relname`)
+    : [];
   let ref = 0;
   const topup = await measure(url, partner.api_key, '/api/credits/topup', (id) => ({ user_id: id, amount: 3, source: 'bench', reference: `${dbName}-${ref++}` }), take, { duration: Math.min(DURATION, 5) });
   const inv = await invariants(courseId);
@@ -231,7 +235,7 @@ async function main() {
     `top-up (distinct learners, unique references): ${topup.rps.toFixed(0)} req/s, p50 ${topup.p50} ms, p99 ${topup.p99} ms (${topup.ok} top-ups)`,
     `invariants: ${JSON.stringify(inv)}`,
     violations.length ? `VIOLATIONS: ${violations.join('; ')}` : 'invariants hold: balance = ledger sum for every account, none negative, course enrolled = enrolment rows = debits = events',
-    ...(PROFILE ? [formatStatements(pgStatements)] : []),
+    ...(PROFILE ? [formatStatements(pgStatements), `updates (HOT of all): ${hot.map((h) => `${h.relname} ${h.hot} of ${h.updates}`).join(', ')}`] : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   if (violations.length) process.exitCode = 1;
