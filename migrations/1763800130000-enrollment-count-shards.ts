@@ -40,10 +40,18 @@ export class EnrollmentCountShards1763800130000 implements MigrationInterface {
         SELECT (c.enrolled + coalesce((SELECT sum(s.n) FROM course_enrollment_counts s WHERE s.course_id = c.id), 0))::int
           FROM courses c WHERE c.id = course
       $$`);
-    // Shards locked by a committing enrolment are skipped (folded next time), so folding never waits or deadlocks.
-    // The subtraction keeps exactly what was moved: folded + shards is the same before and after, in one statement.
+    // One folder at a time across instances (a transaction-level advisory lock; the others skip their tick), so two
+    // folds never update the same course rows in different orders. Shards locked by a committing enrolment are skipped
+    // (folded next time), so folding never waits on an enrolment. The subtraction moves exactly what was read:
+    // folded + shards is the same before and after, in one statement.
     await q.query(`
-      CREATE FUNCTION fold_enrollment_counts() RETURNS int LANGUAGE sql AS $$
+      CREATE FUNCTION fold_enrollment_counts() RETURNS int LANGUAGE plpgsql AS $$
+      DECLARE
+        changed int;
+      BEGIN
+        IF NOT pg_try_advisory_xact_lock(hashtext('fold_enrollment_counts')) THEN
+          RETURN 0;
+        END IF;
         WITH taken AS (
           SELECT course_id, shard, n FROM course_enrollment_counts WHERE n <> 0 ORDER BY course_id, shard FOR UPDATE SKIP LOCKED
         ), moved AS (
@@ -54,8 +62,9 @@ export class EnrollmentCountShards1763800130000 implements MigrationInterface {
             FROM (SELECT course_id, sum(n)::int AS n FROM moved GROUP BY course_id) m
            WHERE c.id = m.course_id RETURNING c.id
         )
-        SELECT count(*)::int FROM folded
-      $$`);
+        SELECT count(*)::int INTO changed FROM folded;
+        RETURN changed;
+      END $$`);
   }
 
   async down(q: QueryRunner): Promise<void> {
