@@ -2,7 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, getSchemaPath, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { ResponseObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ERROR_CODES } from './common/errors';
-import { ErrorEnvelopeDto } from './common/swagger';
+import { ErrorEnvelopeDto, ETAG_HEADER } from './common/swagger';
 import { AppConfig } from './config/config';
 
 export const API_KEY_SCHEME = 'api_key';
@@ -52,6 +52,11 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
       if (op['x-public']) {
         op.security = [];
         delete op['x-public'];
+      }
+      // Conditional GETs (ApiConditional): their 200 and 304 carry the ETag header.
+      if (op['x-conditional']) {
+        for (const status of ['200', '304']) if (op.responses[status]) op.responses[status].headers = { ...op.responses[status].headers, ETag: ETAG_HEADER };
+        delete op['x-conditional'];
       }
       // Any /api route can fail unexpectedly (contract section 2): the same 500 envelope everywhere.
       if (path.startsWith('/api/')) op.responses['500'] ??= { $ref: `#/components/responses/${INTERNAL_ERROR}` };

@@ -34,7 +34,7 @@ export class EnrollmentsService {
 
   /**
    * One transaction: enrolment row, ledger debit (conditional update), course.enrolled, and the course's count,
-   * which a deferred trigger adds at COMMIT, so the popular course's row is locked only while committing.
+   * which a deferred trigger adds to one of the course's counter shards at COMMIT (never to the course row).
    * `options.inTransaction` writes the caller's own record of the enrolment in that same transaction (bulk jobs).
    */
   async enroll(scope: Scope, dto: EnrollDto, options: EnrollOptions = {}): Promise<EnrollResultDto> {

@@ -4,6 +4,7 @@ import Redis from 'ioredis';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { MetricsService } from '../metrics/metrics.service';
+import { queueOptions } from '../redis/queue-options';
 
 export const WEBHOOK_QUEUE = 'webhook-deliveries';
 export const WEBHOOK_BACKOFF = 'webhook';
@@ -31,7 +32,7 @@ export class WebhookQueue implements OnApplicationShutdown {
   ) {
     this.connection = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: (t) => Math.min(t * 200, 2000) });
     this.connection.on('error', () => undefined); // an enqueue fails (and the relay takes over); nothing to do per error event
-    this.queue = new Queue<DeliverWebhookData>(WEBHOOK_QUEUE, { connection: this.connection, prefix: queuePrefix(config) });
+    this.queue = new Queue<DeliverWebhookData>(WEBHOOK_QUEUE, queueOptions(this.connection, queuePrefix(config)));
     this.queue.on('error', () => undefined);
     metrics.gauge('webhook_queue_jobs', 'Jobs in the webhook delivery queue by state.', ['state'], async (set) => {
       const counts = await this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed');

@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const enrolledCount = async (courseId: number): Promise<number> => (await t.db.query(`SELECT enrolled FROM courses WHERE id = $1`, [courseId]))[0].enrolled;
+const enrolledCount = async (courseId: number): Promise<number> => (await t.db.query(`SELECT course_enrolled($1) AS enrolled`, [courseId]))[0].enrolled;
 
 describe('POST /api/enroll/bulk', () => {
   it('answers 202 with a queued job and its Location, then enrols every row like POST /api/enroll', async () => {

@@ -3602,7 +3602,10 @@ export interface operations {
                 /** @description popular: most enrolled first; rating: best rated first; newest: latest added first; title: A–Z. */
                 sort?: "popular" | "rating" | "newest" | "title";
             };
-            header?: never;
+            header?: {
+                /** @description An ETag from an earlier response of this URL: 304 with no body while it is current. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3611,6 +3614,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Strong validator of this body; send it back in If-None-Match to get 304 while it is current. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3623,6 +3628,15 @@ export interface operations {
                         data: components["schemas"]["CourseListDto"];
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match names the current ETag. No body; counted like any call. */
+            304: {
+                headers: {
+                    /** @description Strong validator of this body; send it back in If-None-Match to get 304 while it is current. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `validation_failed`: The request is invalid. */
             400: {
@@ -3675,7 +3689,10 @@ export interface operations {
     Courses_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An ETag from an earlier response of this URL: 304 with no body while it is current. */
+                "If-None-Match"?: string;
+            };
             path: {
                 id: number;
             };
@@ -3686,6 +3703,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Strong validator of this body; send it back in If-None-Match to get 304 while it is current. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3698,6 +3717,15 @@ export interface operations {
                         data: components["schemas"]["CourseDetailDto"];
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match names the current ETag. No body; counted like any call. */
+            304: {
+                headers: {
+                    /** @description Strong validator of this body; send it back in If-None-Match to get 304 while it is current. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `validation_failed`: The request is invalid. */
             400: {
