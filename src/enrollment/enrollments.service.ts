@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { sql } from '../common/database';
 import { DomainError } from '../common/errors';
 import { offsetOf, PageQuery, pageOf } from '../common/pagination';
 import { Scope, scoped } from '../common/scope';
@@ -47,7 +48,9 @@ export class EnrollmentsService {
     if (!course) throw new DomainError('course_not_found');
     const cost = deduct ? course.creditCost : 0;
     const result = await this.tx.run(async (tx): Promise<EnrollResultDto> => {
-      const inserted: Array<{ id: number; enrolled_at: Date }> = await tx.em.query(
+      // id: serial; enrolled_at: timestamptz
+      const inserted = await sql<{ id: number; enrolled_at: Date }>(
+        tx.em,
         `INSERT INTO enrollments (partner_id, mode, user_id, course_id, credits_deducted) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (user_id, course_id) DO NOTHING RETURNING id, enrolled_at`,
         [scope.partnerId, scope.mode, user.id, course.id, cost],
