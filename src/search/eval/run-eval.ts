@@ -16,6 +16,7 @@ import { CourseUrls } from '../../courses/course.mapper';
 import { EmbeddingsClient } from '../embeddings.client';
 import { embedPendingCourses } from '../embedding-indexer';
 import { SearchEngine } from '../search-engine';
+import { FUSION } from '../rank-fusion';
 import { SearchLexicon } from '../search-lexicon';
 import { EmbeddedSemantic, preparingSql } from '../semantic/embedded-semantic';
 import { SemanticSearch } from '../semantic-search';
@@ -44,6 +45,8 @@ async function main(): Promise<void> {
   // --tuning: the old set and the tuning half only (what tuning may look at); --keep: leave the scratch database and
   // print its URL; --reuse URL: run on such a database (faster repeated runs while tuning).
   const tuningOnly = process.argv.includes('--tuning');
+  // SEARCH_EVAL_FUSION='{"lexicalWeak":0.3}': try other fusion weights (with --tuning only: never chosen on held-out sets).
+  if (process.env.SEARCH_EVAL_FUSION) Object.assign(FUSION, JSON.parse(process.env.SEARCH_EVAL_FUSION));
   const reuse = process.argv.includes('--reuse') ? process.argv[process.argv.indexOf('--reuse') + 1] : undefined;
   const sets: Record<(typeof SETS)[number], Judged[]> = {
     'old set': load('search-eval.json'),
