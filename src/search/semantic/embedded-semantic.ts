@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { COMMON_WORD_RANK } from '../lexical-search';
 import { SearchSql } from '../search-database';
 import { words as wordsOf } from '../search-lexicon';
 import { CourseText, CourseVectorIndex, WordVector } from './course-vector-index';
@@ -162,6 +163,16 @@ export class EmbeddedSemantic {
     );
     for (const r of rows) out.set(r.word, { v: fromBytes(r.vector), rank: r.rank });
     return out;
+  }
+
+  /**
+   * Whether the word is surely no misspelling, known from memory: the catalogue uses it, or an earlier query's look-up
+   * found it among the common English words. Saves the spelling statement for most questions.
+   */
+  isKnownWord(word: string): boolean {
+    if (this.vocabulary.has(word)) return true;
+    const seen = this.queryWords.get(word);
+    return Boolean(seen && seen.rank <= COMMON_WORD_RANK);
   }
 
   /** The query's content words that the engine knows a vector for (fetched in one statement when not in memory). */
