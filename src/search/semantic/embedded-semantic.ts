@@ -38,7 +38,7 @@ const CHECK_EVERY_MS = 10_000;
 // Courses read per statement when building, and the part of a description that counts (its opening says what the
 // course is about; the rest adds words more than meaning).
 const PAGE = 2000;
-const DESCRIPTION_CHARS = 2500;
+const DESCRIPTION_CHARS = 1500;
 // Words of one query that get a vector; the vectors of words outside the catalogue are cached up to this many.
 const MAX_QUERY_WORDS = 16;
 const QUERY_WORD_CACHE = 20_000;

@@ -64,18 +64,17 @@ export class ExpandedBm25 {
     const vectors: WordVector[] = [];
     const postingCourses: number[][] = [];
     const postingTf: number[][] = [];
-    // Field lengths (in words) of every course, for the length normalisation.
+    // Field lengths (in words) of every course, for the length normalisation: a first pass that keeps no words (holding
+    // every course's words at once would cost more memory than the index itself at 20,000 courses).
     const lengths = fields.map(() => new Float32Array(courses.length));
-    const tokenised = courses.map((course) => fields.map(([field]) => words(course[field])));
-    tokenised.forEach((perField, c) => perField.forEach((ws, f) => (lengths[f][c] = ws.length)));
+    courses.forEach((course, c) => fields.forEach(([field], f) => (lengths[f][c] = words(course[field]).length)));
     const mean = lengths.map((l) => l.reduce((a, b) => a + b, 0) / Math.max(1, courses.length) || 1);
     const tf = new Map<number, number>();
-    tokenised.forEach((perField, c) => {
+    courses.forEach((course, c) => {
       tf.clear();
-      perField.forEach((ws, f) => {
-        const [, { weight, b }] = fields[f];
+      fields.forEach(([field, { weight, b }], f) => {
         const norm = weight / (1 - b + (b * lengths[f][c]) / mean[f]);
-        for (const word of ws) {
+        for (const word of words(course[field])) {
           if (word.length < 2 || stopwords.has(word)) continue;
           let at = position.get(word);
           if (at === undefined) {
