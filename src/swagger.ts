@@ -4,6 +4,7 @@ import type { ResponseObject } from '@nestjs/swagger/dist/interfaces/open-api-sp
 import { ERROR_CODES } from './common/errors';
 import { ErrorEnvelopeDto } from './common/swagger';
 import { AppConfig } from './config/config';
+import { finishDocument } from './openapi/post-process';
 
 export const API_KEY_SCHEME = 'api_key';
 
@@ -57,7 +58,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
       if (path.startsWith('/api/')) op.responses['500'] ??= { $ref: `#/components/responses/${INTERNAL_ERROR}` };
     }
   }
-  return document;
+  return finishDocument(document) as OpenAPIObject;
 }
 
 const INTERNAL_ERROR = 'InternalError';
