@@ -122,7 +122,7 @@ function closeObjects(node: unknown): void {
 }
 
 /** Fields whose numbers have fractions; every other number the API reads or writes is a whole number. */
-const FRACTIONAL = new Set(['rating', 'score', 'amount', 'max_duration_hours']);
+const FRACTIONAL = new Set(['rating', 'score', 'max_duration_hours']);
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** OpenAPI 3.0 schema → 3.1 with exact types: `nullable` as a type union, integers, formats. */

@@ -1,3 +1,4 @@
+import { chromiumPath } from '../support/chromium';
 import { Browser, chromium } from 'playwright-core';
 import { startApp, TestApp } from '../support/app';
 import { createPartner, CreatedPartner } from '../support/factories';
@@ -12,7 +13,7 @@ beforeAll(async () => {
   t = await startApp();
   p = await createPartner(t, { plan: 'starter' });
   browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: chromiumPath(),
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
 });
