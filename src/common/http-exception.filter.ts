@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { allowedMethods } from './allowed-methods';
 import { renderError } from './error-response';
 import { DomainError } from './errors';
-import { assignRequestId } from './request-id';
+import { assignRequestId, requestIdOf } from './request-id';
 import { MetricsService } from '../metrics/metrics.service';
 
 /** The single place where anything thrown becomes the contract's error envelope. */
@@ -17,7 +17,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const ctx = host.switchToHttp();
     const req = ctx.getRequest<Request>();
     const res = ctx.getResponse<Response>();
-    const rendered = renderError(noRouteFor(exception, req), assignRequestId(req, res));
+    // Requests no logger saw (unknown paths, probes) get their id here too, so every error carries one.
+    const rendered = renderError(noRouteFor(exception, req), res.headersSent ? requestIdOf(req) : assignRequestId(req, res));
     this.metrics?.apiErrors.inc({ code: rendered.body.error.code });
     if (rendered.unexpected) {
       this.logger.error({ err: exception, request_id: rendered.body.error.request_id }, 'Unhandled error');

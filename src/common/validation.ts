@@ -1,5 +1,5 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
-import { FieldError, validationFailed } from './errors';
+import { DomainError, FieldError, validationFailed } from './errors';
 
 function flatten(errors: ValidationError[], parent = ''): FieldError[] {
   const out: FieldError[] = [];
@@ -47,7 +47,7 @@ export function nullFields(value: unknown, metatype: unknown, parent = ''): Fiel
     if (!doc) continue; // unknown fields are refused by the whitelist
     const field = parent ? `${parent}.${key}` : key;
     if (v === null) {
-      if (!doc.nullable) out.push({ field, message: `${field} must not be null` });
+      if (!doc.nullable) out.push({ field, message: `${field} cannot be null` });
       continue;
     }
     const nested = typeof doc.type === 'function' && resolveType(doc.type);
@@ -72,11 +72,17 @@ function resolveType(type: unknown): unknown {
 
 class StrictValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'body') {
-      const nulls = nullFields(value, metadata.metatype);
-      if (nulls.length) throw validationFailed(nulls);
+    const nulls = metadata.type === 'body' ? nullFields(value, metadata.metatype) : [];
+    if (!nulls.length) return super.transform(value, metadata);
+    // Reported together with whatever else is wrong with the body, each field once.
+    let others: FieldError[] = [];
+    try {
+      await super.transform(value, metadata);
+    } catch (e) {
+      if (!(e instanceof DomainError) || e.code !== 'validation_failed' || !Array.isArray(e.details)) throw e;
+      others = (e.details as FieldError[]).filter((d) => !nulls.some((n) => n.field === d.field));
     }
-    return super.transform(value, metadata);
+    throw validationFailed([...nulls, ...others]);
   }
 }
 

@@ -26,7 +26,11 @@ export function finishDocument(input: OpenAPIObject): Json {
   }
   for (const [name, schema] of Object.entries<Json>(schemas)) {
     schemas[name] = fixSchema(schema, '');
-    if (requestSchemas.has(name)) closeObjects(schemas[name]);
+    if (requestSchemas.has(name)) {
+      closeObjects(schemas[name]);
+      requireOneLearnerId(schemas[name]);
+      httpUrls(schemas[name]);
+    }
   }
 
   doc.components.headers = { ...doc.components.headers, ...HEADERS };
@@ -90,6 +94,29 @@ export function finishDocument(input: OpenAPIObject): Json {
   const used = JSON.stringify({ paths: doc.paths, webhooks: doc.webhooks });
   for (const name of Object.keys(doc.components.responses)) if (!used.includes(`"#/components/responses/${name}"`)) delete doc.components.responses[name];
   return doc;
+}
+
+/** Request fields holding a link accept http(s) URLs only, as the service checks. */
+function httpUrls(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(httpUrls);
+  if (!node || typeof node !== 'object') return;
+  const s = node as Json;
+  for (const [name, prop] of Object.entries<Json>(s.properties ?? {})) {
+    const types = Array.isArray(prop.type) ? prop.type : [prop.type];
+    if ((name === 'url' || name === 'website' || name.endsWith('_url')) && types.includes('string')) {
+      prop.format ??= 'uri';
+      prop.pattern ??= '^https?://';
+    }
+  }
+  for (const [k, v] of Object.entries(s)) if (k !== 'example' && k !== 'examples') httpUrls(v);
+}
+
+/** A learner is named by `user_id` or `external_user_id` (or both); the service refuses a body with neither. */
+function requireOneLearnerId(schema: Json): void {
+  const props = schema.properties ?? {};
+  const required: string[] = schema.required ?? [];
+  if (!props.user_id || !props.external_user_id || required.includes('user_id') || required.includes('external_user_id') || schema.anyOf) return;
+  schema.anyOf = [{ required: ['user_id'] }, { required: ['external_user_id'] }];
 }
 
 function operations(doc: Json): Array<{ path: string; method: string; op: Json }> {

@@ -62,16 +62,39 @@ describe('HTTP details (wrong methods, unknown paths, bodies of the wrong shape)
   it('refuses null in a field the document does not declare nullable, required or optional', async () => {
     const required = await t.http.post('/api/partners/register', { name: null, email: 'dev@acme.example' });
     expect(required.status).toBe(400);
-    expect(required.body.error.details).toEqual(expect.arrayContaining([{ field: 'name', message: 'name must not be null' }]));
+    expect(required.body.error.details).toEqual(expect.arrayContaining([{ field: 'name', message: 'name cannot be null' }]));
     // user_id is optional (external_user_id may name the learner instead), but not nullable.
     const optional = await api.post('/api/enroll', { user_id: null, external_user_id: 'nobody-null', course_id: 1 });
     expect(optional.status).toBe(400);
-    expect(optional.body.error.details).toEqual([{ field: 'user_id', message: 'user_id must not be null' }]);
+    expect(optional.body.error.details).toEqual([{ field: 'user_id', message: 'user_id cannot be null' }]);
   });
 
   it('refuses null inside nested rows too (bulk enrolment)', async () => {
     const res = await api.post('/api/enroll/bulk', { enrollments: [{ user_id: null, course_id: 1 }] });
     expect(res.status).toBe(400);
-    expect(res.body.error.details).toEqual(expect.arrayContaining([{ field: 'enrollments[0].user_id', message: 'enrollments[0].user_id must not be null' }]));
+    expect(res.body.error.details).toEqual(expect.arrayContaining([{ field: 'enrollments[0].user_id', message: 'enrollments[0].user_id cannot be null' }]));
+  });
+
+  it('serves the partner\'s guide at /docs/guide and the other docs pages below it, as HTML without script', async () => {
+    const guide = await fetch(`${t.baseUrl}/docs/guide`);
+    expect(guide.status).toBe(200);
+    expect(guide.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(guide.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const html = await guide.text();
+    expect(html).toMatch(/<h1[^>]*>Partner(&#39;|')s guide<\/h1>/);
+    for (const code of ['validation_failed', 'method_not_allowed', 'idempotency_key_reused', 'webinar_full', 'service_unavailable']) expect(html).toContain(code);
+    expect(html).toContain('href="/docs/guide/webhooks"');
+    const webhooks = await fetch(`${t.baseUrl}/docs/guide/webhooks`);
+    expect(webhooks.status).toBe(200);
+    expect(await webhooks.text()).toContain('Verify the signature');
+    const missing = await t.http.get('/docs/guide/nope');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('route_not_found');
+  });
+
+  it('lists every error code the service can send in the partner\'s guide', async () => {
+    const { ERROR_CODES } = await import('../../src/common/errors');
+    const html = await (await fetch(`${t.baseUrl}/docs/guide`)).text();
+    expect(Object.keys(ERROR_CODES).filter((code) => !html.includes(`<code>${code}</code>`))).toEqual([]);
   });
 });

@@ -1390,7 +1390,10 @@ export interface components {
              * @example dev@acme.example
              */
             email: string;
-            /** @example https://acme.example */
+            /**
+             * Format: uri
+             * @example https://acme.example
+             */
             website?: string;
         };
         PlanDto: {
@@ -1853,11 +1856,13 @@ export interface components {
              */
             rating?: number;
             /**
+             * Format: uri
              * @description null or omitted: the generated thumbnail.
              * @example null
              */
             thumbnail_url?: string | null;
             /**
+             * Format: uri
              * @description null or omitted: the generated preview page.
              * @example null
              */
@@ -1898,11 +1903,13 @@ export interface components {
              */
             rating?: number;
             /**
+             * Format: uri
              * @description null or omitted: the generated thumbnail.
              * @example null
              */
             thumbnail_url?: string | null;
             /**
+             * Format: uri
              * @description null or omitted: the generated preview page.
              * @example null
              */
@@ -2112,7 +2119,7 @@ export interface components {
              * @example true
              */
             deduct_credits?: boolean;
-        };
+        } | unknown | unknown;
         EnrollmentDto: {
             /** @example 9001 */
             enrollment_id: number;
@@ -2806,7 +2813,7 @@ export interface components {
             user_id?: number;
             /** @example acme-user-1001 */
             external_user_id?: string;
-        };
+        } | unknown | unknown;
         AttendeeDto: {
             /** @example 501 */
             user_id: number;
@@ -3074,7 +3081,7 @@ export interface components {
              * @example true
              */
             deduct_credits?: boolean;
-        };
+        } | unknown | unknown;
         BulkEnrollDto: {
             /** @description Each row exactly as the body of POST /api/enroll, and processed as it would be; each learner’s rows in this order. */
             enrollments: components["schemas"]["BulkEnrollmentRowDto"][];
@@ -3445,15 +3452,24 @@ export interface components {
              */
             external_user_id: string;
             /**
-             * @description The amount paid, as you reported it.
-             * @example 49.5
+             * @description Credits added by this top-up.
+             * @example 100
              */
             amount: number;
-            /** @example pay-2026-0042 */
+            /**
+             * @description The top-up's `reference`.
+             * @example pi_3PqR7s2eZvKYlo2C1
+             */
             payment_reference: string | null;
-            /** @example stripe */
+            /**
+             * @description The top-up's `source`.
+             * @example stripe
+             */
             source: string | null;
-            /** @example 100 */
+            /**
+             * @description The learner's balance after the top-up.
+             * @example 140
+             */
             credits: number;
             /**
              * Format: date-time
