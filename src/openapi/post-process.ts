@@ -1,5 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { ERROR_CODES, ErrorCode } from '../common/errors';
+import { addValidationBounds } from './validation-bounds';
 import { webhookSection } from './webhooks';
 
 type Json = Record<string, any>;
@@ -24,11 +25,21 @@ export function finishDocument(input: OpenAPIObject): Json {
     const schema = op.requestBody?.content?.['application/json']?.schema;
     if (schema) collectRefs(schema, schemas, requestSchemas);
   }
+  addValidationBounds(schemas, requestSchemas);
+  // Update DTOs made with PartialType keep their creation counterpart's array bounds.
+  for (const name of requestSchemas) {
+    const create = /^Update(.+)$/.exec(name) && schemas[name.replace(/^Update/, 'Create')];
+    if (!create?.properties) continue;
+    for (const [prop, s] of Object.entries<Json>(schemas[name].properties ?? {})) {
+      const from = create.properties[prop];
+      if (s.type === 'array' && from?.type === 'array') for (const k of ['minItems', 'maxItems', 'uniqueItems']) if (from[k] !== undefined) s[k] ??= from[k];
+    }
+  }
   for (const [name, schema] of Object.entries<Json>(schemas)) {
     schemas[name] = fixSchema(schema, '');
     if (requestSchemas.has(name)) {
       closeObjects(schemas[name]);
-      requireOneLearnerId(schemas[name]);
+      requireOneLearnerId(schemas[name], name);
       httpUrls(schemas[name]);
     }
   }
@@ -111,12 +122,18 @@ function httpUrls(node: unknown): void {
   for (const [k, v] of Object.entries(s)) if (k !== 'example' && k !== 'examples') httpUrls(v);
 }
 
-/** A learner is named by `user_id` or `external_user_id` (or both); the service refuses a body with neither. */
-function requireOneLearnerId(schema: Json): void {
+/** A learner is named by `user_id` or `external_user_id` (a course's tutor by `tutor_id` or `tutor`); the service refuses a body with neither. */
+function requireOneLearnerId(schema: Json, name: string): void {
   const props = schema.properties ?? {};
   const required: string[] = schema.required ?? [];
-  if (!props.user_id || !props.external_user_id || required.includes('user_id') || required.includes('external_user_id') || schema.anyOf) return;
-  schema.anyOf = [{ required: ['user_id'] }, { required: ['external_user_id'] }];
+  if (props.user_id && props.external_user_id && !required.includes('user_id') && !required.includes('external_user_id') && !schema.anyOf) {
+    schema.anyOf = [{ required: ['user_id'] }, { required: ['external_user_id'] }];
+  }
+  // A course's tutor: `tutor_id` or a new `tutor`, never both; required on creation.
+  if (props.tutor_id && props.tutor && !schema.oneOf && !schema.not) {
+    if (name.startsWith('Create')) schema.oneOf = [{ required: ['tutor_id'] }, { required: ['tutor'] }];
+    else schema.not = { properties: { tutor_id: {}, tutor: {} }, required: ['tutor_id', 'tutor'] };
+  }
 }
 
 function operations(doc: Json): Array<{ path: string; method: string; op: Json }> {

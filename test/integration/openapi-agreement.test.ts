@@ -2,7 +2,7 @@ import Ajv, { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { startApp, TestApp } from '../support/app';
-import { createAdmin, createPartner, CreatedPartner } from '../support/factories';
+import { createAdmin, createCourse, createPartner, CreatedPartner } from '../support/factories';
 import { HttpClient } from '../support/http';
 import { toJsonSchema } from '../support/openapi-validator';
 
@@ -24,6 +24,7 @@ let ajv: Ajv;
 let partner: CreatedPartner;
 let admin: CreatedPartner;
 let webhookTarget: string;
+let tutorId: number;
 
 beforeAll(async () => {
   // Registration is limited per IP per hour: this test registers many times from one address.
@@ -37,6 +38,8 @@ beforeAll(async () => {
   admin = await createAdmin(t);
   // A webhook URL that resolves (the service checks that a target's host resolves): the service itself.
   webhookTarget = `${t.baseUrl}/hooks/agreement`;
+  // Ids must name something that exists (an unknown tutor_id is a validation error by design): an existing tutor.
+  tutorId = (await createCourse(t.db)).tutor.id;
 });
 afterAll(() => t?.close());
 
@@ -70,6 +73,7 @@ function worldly(name: string, schema: Json): fc.Arbitrary<unknown> | null {
     return fc.integer({ min: 1, max: 30 * 24 }).map((h) => new Date(Date.now() + h * 3_600_000).toISOString());
   }
   if (name === 'url' && schema.type === 'string') return fc.constant(webhookTarget);
+  if (name === 'tutor_id') return fc.constant(tutorId);
   if (schema.format === 'email') return fc.constantFrom('ada@example.com', 'dev.team+lp@acme.example', 'x@y.io');
   if (schema.format === 'uri' || name === 'website' || name.endsWith('_url')) return fc.constantFrom('https://videos.example.com/a.mp4', 'https://acme.example/x?y=1');
   return null;
@@ -81,9 +85,9 @@ const WORD = fc.stringMatching(/^[A-Za-z][A-Za-z0-9 ._-]{0,40}$/);
 function arbitrary(schemaIn: Json, name = ''): fc.Arbitrary<unknown> {
   const schema = resolve(schemaIn);
   // An object whose anyOf only adds required fields (a learner by user_id or external_user_id): one branch each time.
-  if (schema.properties && schema.anyOf) {
-    const { anyOf, ...rest } = schema;
-    return fc.oneof(...anyOf.map((branch: Json) => arbitrary({ ...rest, required: [...new Set([...(rest.required ?? []), ...(branch.required ?? [])])] }, name)));
+  if (schema.properties && (schema.anyOf || schema.oneOf)) {
+    const { anyOf, oneOf, ...rest } = schema;
+    return fc.oneof(...(anyOf ?? oneOf).map((branch: Json) => arbitrary({ ...rest, required: [...new Set([...(rest.required ?? []), ...(branch.required ?? [])])] }, name)));
   }
   if (schema.anyOf) return fc.oneof(...schema.anyOf.filter((s: Json) => s.type !== 'null').map((s: Json) => arbitrary(s, name)));
   if (schema.enum) return fc.constantFrom(...schema.enum.filter((v: unknown) => v !== null));
@@ -161,19 +165,18 @@ describe('the OpenAPI document and the service accept the same requests', () => 
   });
 
   it('never answers 400 validation_failed to a body the document accepts', async () => {
+    const refused: unknown[] = [];
     for (const o of bodyOps()) {
       const schema = o.op.requestBody.content['application/json'].schema;
       const validate = validator(`${o.method} ${o.path}`, schema);
-      await fc.assert(
-        fc.asyncProperty(arbitrary(schema), async (body) => {
-          if (!validate(body)) return; // the generator is a little looser than the document (cross-field rules): skip those
-          const res = await send(o, body);
-          const route = `${o.method.toUpperCase()} ${o.path}`;
-          expect({ route, body, answer: res.status === 400 ? res.body?.error : 'not 400' }).toEqual({ route, body, answer: 'not 400' });
-        }),
-        { numRuns: 6, seed: 20261123, endOnFailure: true },
-      );
+      const bodies = fc.sample(arbitrary(schema), { numRuns: 16, seed: 20261123 }).filter((b) => validate(b));
+      expect({ route: o.path, generated: bodies.length > 0 }).toEqual({ route: o.path, generated: true });
+      for (const body of bodies) {
+        const res = await send(o, body);
+        if (res.status === 400) refused.push({ route: `${o.method.toUpperCase()} ${o.path}`, body, error: res.body?.error?.details ?? res.body?.error?.code });
+      }
     }
+    expect(refused).toEqual([]);
   });
 
   it('answers 400 validation_failed to every body the document refuses: unknown fields, wrong types, null, missing or out-of-bounds fields', async () => {

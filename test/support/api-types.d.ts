@@ -1882,7 +1882,7 @@ export interface components {
              * @example false
              */
             published?: boolean;
-        };
+        } & (unknown | unknown);
         UpdateCourseDto: {
             /** @example Python for Data Analysis */
             title?: string;
