@@ -26,6 +26,17 @@ export class DrainingExpressAdapter extends ExpressAdapter {
     });
   }
 
+  /**
+   * Nest mounts its not-found handler under the global prefix and on excluded routes only, so any other unknown
+   * path (`/nope`) would get Express's HTML page. Mounted once more at the root, after every route, every unknown
+   * path answers the JSON envelope (404 `route_not_found`, or 405 when the path exists for other methods).
+   */
+  override setNotFoundHandler(handler: Parameters<ExpressAdapter['setNotFoundHandler']>[0], prefix?: string, excludedRoutes?: Parameters<ExpressAdapter['setNotFoundHandler']>[2]) {
+    const result = super.setNotFoundHandler(handler, prefix, excludedRoutes);
+    if (prefix) this.use(handler);
+    return result;
+  }
+
   // NestApplication.close() awaits beforeClose (HttpServer declares it `beforeClose?(): any`); only ExpressAdapter's
   // own declaration says void, so the promise returned here is waited for, not dropped.
   // eslint-disable-next-line @typescript-eslint/no-misused-promises -- awaited by NestApplication.close()
