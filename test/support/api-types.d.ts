@@ -31,7 +31,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The calling partner's profile, plan, key mode, this month's usage and allowed origins */
+        /**
+         * The calling partner's profile, plan, key mode, this month's usage and allowed origins
+         * @description The calling partner's profile, plan, key mode, this month's usage and allowed origins. Needs your API key (X-API-Key).
+         */
         get: operations["Partners_me"];
         put?: never;
         post?: never;
@@ -68,7 +71,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List production access requests (filter by status) */
+        /**
+         * List production access requests (filter by status)
+         * @description List production access requests (filter by status). Needs an admin API key.
+         */
         get: operations["AdminPartners_listRequests"];
         put?: never;
         post?: never;
@@ -87,7 +93,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve a request: issues the partner a live key, shown once in this response */
+        /**
+         * Approve a request: issues the partner a live key, shown once in this response
+         * @description Approve a request: issues the partner a live key, shown once in this response. Needs an admin API key.
+         */
         post: operations["AdminPartners_approve"];
         delete?: never;
         options?: never;
@@ -104,7 +113,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reject a request with a reason */
+        /**
+         * Reject a request with a reason
+         * @description Reject a request with a reason. Needs an admin API key.
+         */
         post: operations["AdminPartners_reject"];
         delete?: never;
         options?: never;
@@ -119,7 +131,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A partner's account and keys (prefixes only) */
+        /**
+         * A partner's account and keys (prefixes only)
+         * @description A partner's account and keys (prefixes only). Needs an admin API key.
+         */
         get: operations["AdminPartners_getPartner"];
         put?: never;
         post?: never;
@@ -142,7 +157,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue a new key for a partner (shown once) */
+        /**
+         * Issue a new key for a partner (shown once)
+         * @description Issue a new key for a partner (shown once). Needs an admin API key.
+         */
         post: operations["AdminPartners_createKey"];
         delete?: never;
         options?: never;
@@ -237,7 +255,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Any course's detail, published or not */
+        /**
+         * Any course's detail, published or not
+         * @description Any course's detail, published or not. Needs an admin API key.
+         */
         get: operations["AdminCourses_get"];
         put?: never;
         post?: never;
@@ -260,7 +281,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Publish a course: partners see it at once */
+        /**
+         * Publish a course: partners see it at once
+         * @description Publish a course: partners see it at once. Needs an admin API key.
+         */
         post: operations["AdminCourses_publish"];
         delete?: never;
         options?: never;
@@ -277,7 +301,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Unpublish a course: it disappears from partners’ lists and details at once (404) */
+        /**
+         * Unpublish a course: it disappears from partners’ lists and details at once (404)
+         * @description Unpublish a course: it disappears from partners’ lists and details at once (404). Needs an admin API key.
+         */
         post: operations["AdminCourses_unpublish"];
         delete?: never;
         options?: never;
@@ -292,7 +319,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A published course's generated thumbnail (SVG card: title, category, a colour per category) */
+        /**
+         * A published course's generated thumbnail (SVG card: title, category, a colour per category)
+         * @description A published course's generated thumbnail (SVG card: title, category, a colour per category). No API key needed.
+         */
         get: operations["StaticImages_thumbnail"];
         put?: never;
         post?: never;
@@ -309,7 +339,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A tutor's generated avatar (SVG: initials on a coloured circle) */
+        /**
+         * A tutor's generated avatar (SVG: initials on a coloured circle)
+         * @description A tutor's generated avatar (SVG: initials on a coloured circle). No API key needed.
+         */
         get: operations["StaticImages_avatar"];
         put?: never;
         post?: never;
@@ -326,7 +359,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A published course's preview page (HTML): title, description, free preview topics, video placeholder */
+        /**
+         * A published course's preview page (HTML): title, description, free preview topics, video placeholder
+         * @description A published course's preview page (HTML): title, description, free preview topics, video placeholder. No API key needed.
+         */
         get: operations["Preview_course"];
         put?: never;
         post?: never;
@@ -343,7 +379,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List your learners, or find one by external_user_id */
+        /**
+         * List your learners, or find one by external_user_id
+         * @description List your learners, or find one by external_user_id. Needs your API key (X-API-Key).
+         */
         get: operations["Users_list"];
         put?: never;
         /**
@@ -388,7 +427,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One learner */
+        /**
+         * One learner
+         * @description One learner. Needs your API key (X-API-Key).
+         */
         get: operations["Users_get"];
         put?: never;
         post?: never;
@@ -485,7 +527,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One enrolment with its progress */
+        /**
+         * One enrolment with its progress
+         * @description One enrolment with its progress. Needs your API key (X-API-Key).
+         */
         get: operations["Enrollment_get"];
         put?: never;
         post?: never;
@@ -692,7 +737,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List this partner's webhook subscriptions (this key's mode) */
+        /**
+         * List this partner's webhook subscriptions (this key's mode)
+         * @description List this partner's webhook subscriptions (this key's mode). Needs your API key (X-API-Key).
+         */
         get: operations["Webhooks_list"];
         put?: never;
         /**
@@ -713,11 +761,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One webhook subscription */
+        /**
+         * One webhook subscription
+         * @description One webhook subscription. Needs your API key (X-API-Key).
+         */
         get: operations["Webhooks_get"];
         put?: never;
         post?: never;
-        /** Delete a webhook subscription and its delivery log */
+        /**
+         * Delete a webhook subscription and its delivery log
+         * @description Delete a webhook subscription and its delivery log. Needs your API key (X-API-Key).
+         */
         delete: operations["Webhooks_remove"];
         options?: never;
         head?: never;
@@ -735,7 +789,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A subscription's deliveries, newest first */
+        /**
+         * A subscription's deliveries, newest first
+         * @description A subscription's deliveries, newest first. Needs your API key (X-API-Key).
+         */
         get: operations["WebhookDeliveries_list"];
         put?: never;
         post?: never;
@@ -832,7 +889,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One webinar */
+        /**
+         * One webinar
+         * @description One webinar. Needs your API key (X-API-Key).
+         */
         get: operations["Webinars_get"];
         put?: never;
         post?: never;
@@ -1029,7 +1089,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process is up */
+        /**
+         * Liveness: the process is up
+         * @description Liveness: the process is up. No API key needed.
+         */
         get: operations["Health_live"];
         put?: never;
         post?: never;
@@ -1046,7 +1109,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: PostgreSQL and Redis answer (503 naming the one that does not, within 2 s) */
+        /**
+         * Readiness: PostgreSQL and Redis answer (503 naming the one that does not, within 2 s)
+         * @description Readiness: PostgreSQL and Redis answer (503 naming the one that does not, within 2 s). No API key needed.
+         */
         get: operations["Health_ready"];
         put?: never;
         post?: never;
@@ -1057,7 +1123,188 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "user.registered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A learner was created
+         * @description Sent when a learner is created with POST /api/users or PUT /api/users/external/{external_user_id}. Answer any 2xx within the delivery timeout (10 s by default) to acknowledge. Anything else (another status, a timeout, a refused connection) is retried with the same bytes and the same `webhook_id`: 8 attempts over about a day, honouring a `Retry-After` you send; then the delivery is `failed` (redeliver it with POST /api/connect/webhooks/{id}/deliveries/{webhook_id}/redeliver). A 410 Gone disables the subscription at once. Delivery statuses: `pending`, `delivered`, `failed`, and `skipped` (the event matched a disabled subscription and was not sent). Verify the signature over the raw body before parsing it; order is not guaranteed.
+         */
+        post: operations["webhook_user_registered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "course.enrolled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A learner was enrolled in a course
+         * @description Sent for every enrolment, by POST /api/enroll or a row of a bulk enrolment job, once the credits are deducted. Answer any 2xx within the delivery timeout (10 s by default) to acknowledge. Anything else (another status, a timeout, a refused connection) is retried with the same bytes and the same `webhook_id`: 8 attempts over about a day, honouring a `Retry-After` you send; then the delivery is `failed` (redeliver it with POST /api/connect/webhooks/{id}/deliveries/{webhook_id}/redeliver). A 410 Gone disables the subscription at once. Delivery statuses: `pending`, `delivered`, `failed`, and `skipped` (the event matched a disabled subscription and was not sent). Verify the signature over the raw body before parsing it; order is not guaranteed.
+         */
+        post: operations["webhook_course_enrolled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "course.progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A learner completed a topic
+         * @description Sent when POST /api/enrollments/{id}/progress records a topic the learner had not completed before. Answer any 2xx within the delivery timeout (10 s by default) to acknowledge. Anything else (another status, a timeout, a refused connection) is retried with the same bytes and the same `webhook_id`: 8 attempts over about a day, honouring a `Retry-After` you send; then the delivery is `failed` (redeliver it with POST /api/connect/webhooks/{id}/deliveries/{webhook_id}/redeliver). A 410 Gone disables the subscription at once. Delivery statuses: `pending`, `delivered`, `failed`, and `skipped` (the event matched a disabled subscription and was not sent). Verify the signature over the raw body before parsing it; order is not guaranteed.
+         */
+        post: operations["webhook_course_progress"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "course.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A learner completed a course
+         * @description Sent when the last topic is completed; the certificate is issued at the same moment. Answer any 2xx within the delivery timeout (10 s by default) to acknowledge. Anything else (another status, a timeout, a refused connection) is retried with the same bytes and the same `webhook_id`: 8 attempts over about a day, honouring a `Retry-After` you send; then the delivery is `failed` (redeliver it with POST /api/connect/webhooks/{id}/deliveries/{webhook_id}/redeliver). A 410 Gone disables the subscription at once. Delivery statuses: `pending`, `delivered`, `failed`, and `skipped` (the event matched a disabled subscription and was not sent). Verify the signature over the raw body before parsing it; order is not guaranteed.
+         */
+        post: operations["webhook_course_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "certificate.issued": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A certificate was issued
+         * @description Sent when a certificate is issued, on completion or by POST /api/certificates/issue. Answer any 2xx within the delivery timeout (10 s by default) to acknowledge. Anything else (another status, a timeout, a refused connection) is retried with the same bytes and the same `webhook_id`: 8 attempts over about a day, honouring a `Retry-After` you send; then the delivery is `failed` (redeliver it with POST /api/connect/webhooks/{id}/deliveries/{webhook_id}/redeliver). A 410 Gone disables the subscription at once. Delivery statuses: `pending`, `delivered`, `failed`, and `skipped` (the event matched a disabled subscription and was not sent). Verify the signature over the raw body before parsing it; order is not guaranteed.
+         */
+        post: operations["webhook_certificate_issued"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credits.purchased": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Credits were added to a learner
+         * @description Sent for every top-up (POST /api/credits/topup), never twice for one reference. Answer any 2xx within the delivery timeout (10 s by default) to acknowledge. Anything else (another status, a timeout, a refused connection) is retried with the same bytes and the same `webhook_id`: 8 attempts over about a day, honouring a `Retry-After` you send; then the delivery is `failed` (redeliver it with POST /api/connect/webhooks/{id}/deliveries/{webhook_id}/redeliver). A 410 Gone disables the subscription at once. Delivery statuses: `pending`, `delivered`, `failed`, and `skipped` (the event matched a disabled subscription and was not sent). Verify the signature over the raw body before parsing it; order is not guaranteed.
+         */
+        post: operations["webhook_credits_purchased"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webinar.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A webinar went live
+         * @description Sent by POST /api/webinars/{id}/start. Answer any 2xx within the delivery timeout (10 s by default) to acknowledge. Anything else (another status, a timeout, a refused connection) is retried with the same bytes and the same `webhook_id`: 8 attempts over about a day, honouring a `Retry-After` you send; then the delivery is `failed` (redeliver it with POST /api/connect/webhooks/{id}/deliveries/{webhook_id}/redeliver). A 410 Gone disables the subscription at once. Delivery statuses: `pending`, `delivered`, `failed`, and `skipped` (the event matched a disabled subscription and was not sent). Verify the signature over the raw body before parsing it; order is not guaranteed.
+         */
+        post: operations["webhook_webinar_started"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webinar.joined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A learner joined a live webinar
+         * @description Sent the first time each learner joins a webinar. Answer any 2xx within the delivery timeout (10 s by default) to acknowledge. Anything else (another status, a timeout, a refused connection) is retried with the same bytes and the same `webhook_id`: 8 attempts over about a day, honouring a `Retry-After` you send; then the delivery is `failed` (redeliver it with POST /api/connect/webhooks/{id}/deliveries/{webhook_id}/redeliver). A 410 Gone disables the subscription at once. Delivery statuses: `pending`, `delivered`, `failed`, and `skipped` (the event matched a disabled subscription and was not sent). Verify the signature over the raw body before parsing it; order is not guaranteed.
+         */
+        post: operations["webhook_webinar_joined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webinar.ended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A webinar ended
+         * @description Sent by POST /api/webinars/{id}/end. Answer any 2xx within the delivery timeout (10 s by default) to acknowledge. Anything else (another status, a timeout, a refused connection) is retried with the same bytes and the same `webhook_id`: 8 attempts over about a day, honouring a `Retry-After` you send; then the delivery is `failed` (redeliver it with POST /api/connect/webhooks/{id}/deliveries/{webhook_id}/redeliver). A 410 Gone disables the subscription at once. Delivery statuses: `pending`, `delivered`, `failed`, and `skipped` (the event matched a disabled subscription and was not sent). Verify the signature over the raw body before parsing it; order is not guaranteed.
+         */
+        post: operations["webhook_webinar_ended"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         ErrorDetailDto: {
@@ -1094,7 +1341,10 @@ export interface components {
             id: number;
             /** @example Acme Learning */
             name: string;
-            /** @example dev@acme.example */
+            /**
+             * Format: email
+             * @example dev@acme.example
+             */
             email: string;
             /**
              * @example starter
@@ -1122,7 +1372,10 @@ export interface components {
             mode: "test" | "live";
             /** @example eck_test_3kT9p */
             key_prefix: string;
-            /** @example 2026-11-22T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
             created_at: string;
         };
         RegistrationDto: {
@@ -1132,9 +1385,15 @@ export interface components {
         RegisterPartnerDto: {
             /** @example Acme Learning */
             name: string;
-            /** @example dev@acme.example */
+            /**
+             * Format: email
+             * @example dev@acme.example
+             */
             email: string;
-            /** @example https://acme.example */
+            /**
+             * Format: uri
+             * @example https://acme.example
+             */
             website?: string;
         };
         PlanDto: {
@@ -1177,7 +1436,10 @@ export interface components {
             id: number;
             /** @example Acme Learning */
             name: string;
-            /** @example dev@acme.example */
+            /**
+             * Format: email
+             * @example dev@acme.example
+             */
             email: string;
             /**
              * @example starter
@@ -1205,7 +1467,10 @@ export interface components {
              *     ]
              */
             allowed_origins: string[];
-            /** @example 2026-11-22T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
             created_at: string;
         };
         AccessRequestDto: {
@@ -1216,7 +1481,10 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "approved" | "rejected";
-            /** @example 2026-11-22T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
             created_at: string;
         };
         AccessRequestCreatedDto: {
@@ -1234,7 +1502,10 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "approved" | "rejected";
-            /** @example 2026-11-22T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
             created_at: string;
             /** @example 17 */
             partner_id: number;
@@ -1244,7 +1515,10 @@ export interface components {
             use_case: string;
             /** @example null */
             reason: string | null;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example null
+             */
             reviewed_at: string | null;
         };
         AccessRequestListDto: {
@@ -1290,11 +1564,20 @@ export interface components {
             name: string | null;
             /** @example eck_live_3kT9p */
             key_prefix: string;
-            /** @example 2026-11-22T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
             created_at: string;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example null
+             */
             last_used_at: string | null;
-            /** @example 2026-11-22T11:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-22T11:00:00.000Z
+             */
             revoked_at: string | null;
         };
         AdminPartnerDto: {
@@ -1302,7 +1585,10 @@ export interface components {
             id: number;
             /** @example Acme Learning */
             name: string;
-            /** @example dev@acme.example */
+            /**
+             * Format: email
+             * @example dev@acme.example
+             */
             email: string;
             /**
              * @example starter
@@ -1322,7 +1608,10 @@ export interface components {
              *     ]
              */
             allowed_origins: string[];
-            /** @example 2026-11-22T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
             created_at: string;
             keys: components["schemas"]["KeyViewDto"][];
         };
@@ -1384,7 +1673,10 @@ export interface components {
             enrolled: number;
             /** @example 50 */
             credit_cost: number;
-            /** @example http://localhost:3000/static/thumbnails/42.svg */
+            /**
+             * Format: uri
+             * @example http://localhost:3000/static/thumbnails/42.svg
+             */
             thumbnail_url: string;
             tutor: components["schemas"]["TutorSummaryDto"];
         };
@@ -1425,7 +1717,10 @@ export interface components {
             bio: string;
         };
         PreviewDto: {
-            /** @example http://localhost:3000/preview/courses/42 */
+            /**
+             * Format: uri
+             * @example http://localhost:3000/preview/courses/42
+             */
             video_url: string;
             /**
              * @description Topics free to preview before enrolling.
@@ -1451,7 +1746,10 @@ export interface components {
             level: "Beginner" | "Intermediate" | "Advanced" | "All Levels";
             /** @example 4.9 */
             rating: number;
-            /** @example http://localhost:3000/static/thumbnails/42.svg */
+            /**
+             * Format: uri
+             * @example http://localhost:3000/static/thumbnails/42.svg
+             */
             thumbnail_url: string;
             topics: components["schemas"]["TopicDto"][];
             tutor: components["schemas"]["TutorDetailDto"];
@@ -1477,7 +1775,10 @@ export interface components {
             level: "Beginner" | "Intermediate" | "Advanced" | "All Levels";
             /** @example 4.9 */
             rating: number;
-            /** @example http://localhost:3000/static/thumbnails/42.svg */
+            /**
+             * Format: uri
+             * @example http://localhost:3000/static/thumbnails/42.svg
+             */
             thumbnail_url: string;
             topics: components["schemas"]["TopicDto"][];
             tutor: components["schemas"]["TutorDetailDto"];
@@ -1498,7 +1799,10 @@ export interface components {
             duration: string;
             /** @example Analytical Engine Society */
             organisation: string | null;
-            /** @example 2025-01-31T09:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2025-01-31T09:00:00.000Z
+             */
             updated_at: string;
         };
         NewTutorDto: {
@@ -1507,6 +1811,7 @@ export interface components {
             /** @example Mathematician and the first programmer. */
             bio: string;
             /**
+             * Format: uri
              * @description Omit to use the generated avatar.
              * @example https://cdn.example.com/ada.png
              */
@@ -1551,11 +1856,13 @@ export interface components {
              */
             rating?: number;
             /**
+             * Format: uri
              * @description null or omitted: the generated thumbnail.
              * @example null
              */
             thumbnail_url?: string | null;
             /**
+             * Format: uri
              * @description null or omitted: the generated preview page.
              * @example null
              */
@@ -1575,7 +1882,7 @@ export interface components {
              * @example false
              */
             published?: boolean;
-        };
+        } & (unknown | unknown);
         UpdateCourseDto: {
             /** @example Python for Data Analysis */
             title?: string;
@@ -1596,11 +1903,13 @@ export interface components {
              */
             rating?: number;
             /**
+             * Format: uri
              * @description null or omitted: the generated thumbnail.
              * @example null
              */
             thumbnail_url?: string | null;
             /**
+             * Format: uri
              * @description null or omitted: the generated preview page.
              * @example null
              */
@@ -1622,9 +1931,15 @@ export interface components {
             external_user_id: string;
             /** @example Ada Lovelace */
             name: string;
-            /** @example ada@example.com */
+            /**
+             * Format: email
+             * @example ada@example.com
+             */
             email: string;
-            /** @example 2026-11-22T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
             created_at: string;
         };
         CreateUserDto: {
@@ -1635,7 +1950,10 @@ export interface components {
             external_user_id: string;
             /** @example Ada Lovelace */
             name: string;
-            /** @example ada@example.com */
+            /**
+             * Format: email
+             * @example ada@example.com
+             */
             email: string;
         };
         UserListDto: {
@@ -1656,7 +1974,10 @@ export interface components {
         UpsertUserDto: {
             /** @example Ada Lovelace */
             name: string;
-            /** @example ada@example.com */
+            /**
+             * Format: email
+             * @example ada@example.com
+             */
             email: string;
         };
         TopUpResultDto: {
@@ -1675,7 +1996,10 @@ export interface components {
             source: string | null;
             /** @example pi_3PqR7s2eZvKYlo2C1 */
             reference: string | null;
-            /** @example 2026-11-22T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
             created_at: string;
         };
         TopUpDto: {
@@ -1726,7 +2050,10 @@ export interface components {
             enrollment_id: number | null;
             /** @example 115 */
             balance_after: number;
-            /** @example 2026-11-22T10:05:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:05:00.000Z
+             */
             created_at: string;
         };
         CreditTransactionListDto: {
@@ -1760,7 +2087,10 @@ export interface components {
             status: "active";
             /** @example 0 */
             progress_percent: number;
-            /** @example 2026-11-22T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
             enrolled_at: string;
             /** @example 25 */
             credits_deducted: number;
@@ -1789,7 +2119,7 @@ export interface components {
              * @example true
              */
             deduct_credits?: boolean;
-        };
+        } | unknown | unknown;
         EnrollmentDto: {
             /** @example 9001 */
             enrollment_id: number;
@@ -1823,9 +2153,15 @@ export interface components {
             quizzes_pending: number;
             /** @example 25 */
             credits_deducted: number;
-            /** @example 2026-11-22T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
             enrolled_at: string;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example null
+             */
             completed_at: string | null;
             /** @example null */
             certificate_id: string | null;
@@ -1861,7 +2197,10 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "completed";
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example null
+             */
             completed_at: string | null;
             /**
              * @description Set once the course is completed and the certificate issued.
@@ -1961,7 +2300,7 @@ export interface components {
              * @example true
              */
             valid: boolean;
-            certificate: components["schemas"]["PublicCertificateDto"] | null;
+            certificate: (components["schemas"]["PublicCertificateDto"] | null) & components["schemas"]["PublicCertificateDto"];
         };
         RevokedCertificateDto: {
             /** @example TST-2026-7K3QX9M2PD */
@@ -2004,6 +2343,7 @@ export interface components {
             /** @example false */
             override_quiz: boolean;
             /**
+             * Format: date-time
              * @description When it was first revoked; revoking again changes nothing.
              * @example 2026-11-23T09:30:00.000Z
              */
@@ -2049,7 +2389,10 @@ export interface components {
         WebhookCreatedDto: {
             /** @example whk_4f9TzQe1LmN8pR2sV6xY0a */
             id: string;
-            /** @example https://partner.example.com/hooks/learning */
+            /**
+             * Format: uri
+             * @example https://partner.example.com/hooks/learning
+             */
             url: string;
             /**
              * @example [
@@ -2063,11 +2406,15 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "disabled";
-            /** @example 2025-11-22T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2025-11-22T10:00:00.000Z
+             */
             created_at: string;
         };
         CreateWebhookDto: {
             /**
+             * Format: uri
              * @description https is required for live keys. The port must be 80, 443, or 1024–65535 other than well-known internal service ports (5432, 6379, 11211, 27017, …); private and reserved addresses are refused in production.
              * @example https://partner.example.com/hooks/learning
              */
@@ -2088,7 +2435,10 @@ export interface components {
         WebhookDto: {
             /** @example whk_4f9TzQe1LmN8pR2sV6xY0a */
             id: string;
-            /** @example https://partner.example.com/hooks/learning */
+            /**
+             * Format: uri
+             * @example https://partner.example.com/hooks/learning
+             */
             url: string;
             /**
              * @example [
@@ -2102,14 +2452,20 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "disabled";
-            /** @example 2025-11-22T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2025-11-22T10:00:00.000Z
+             */
             created_at: string;
             /**
              * @description Why the platform disabled it (e.g. the endpoint answered 410).
              * @example null
              */
             disabled_reason: string | null;
-            /** @example 2025-11-22T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2025-11-22T10:00:00.000Z
+             */
             updated_at: string;
         };
         WebhookListDto: {
@@ -2129,6 +2485,7 @@ export interface components {
         };
         UpdateWebhookDto: {
             /**
+             * Format: uri
              * @description https is required for live keys. The port must be 80, 443, or 1024–65535 other than well-known internal service ports (5432, 6379, 11211, 27017, …); private and reserved addresses are refused in production.
              * @example https://partner.example.com/hooks/v2
              */
@@ -2173,11 +2530,20 @@ export interface components {
             last_status_code: number | null;
             /** @example null */
             last_error: string | null;
-            /** @example 2025-11-22T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2025-11-22T10:00:00.000Z
+             */
             created_at: string;
-            /** @example 2025-11-22T10:00:00.412Z */
+            /**
+             * Format: date-time
+             * @example 2025-11-22T10:00:00.412Z
+             */
             delivered_at: string | null;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example null
+             */
             next_attempt_at: string | null;
         };
         DeliveryListDto: {
@@ -2205,7 +2571,10 @@ export interface components {
              * @enum {string}
              */
             status: "scheduled" | "live" | "ended";
-            /** @example 2026-12-01T15:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T15:00:00.000Z
+             */
             scheduled_at: string;
             /** @example 60 */
             duration_minutes: number;
@@ -2215,22 +2584,38 @@ export interface components {
             is_public: boolean;
             /** @example 501 */
             host_id: number;
-            /** @example https://api.example.com/live/join?wbn=wbn_4fJ9kQ2xT7mN1pR8sV3wYz */
+            /**
+             * Format: uri
+             * @example https://api.example.com/live/join?wbn=wbn_4fJ9kQ2xT7mN1pR8sV3wYz
+             */
             attendee_join_url: string;
-            /** @example https://api.example.com/live/embed/wbn_4fJ9kQ2xT7mN1pR8sV3wYz */
+            /**
+             * Format: uri
+             * @example https://api.example.com/live/embed/wbn_4fJ9kQ2xT7mN1pR8sV3wYz
+             */
             embed_url: string;
             /**
              * @description Attendees holding a seat (registered or joined).
              * @example 12
              */
             attendee_count: number;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example null
+             */
             started_at: string | null;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example null
+             */
             ended_at: string | null;
-            /** @example 2026-11-22T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
             created_at: string;
             /**
+             * Format: uri
              * @description Shown once; keep it secret.
              * @example https://api.example.com/live/join?wbn=wbn_4fJ9kQ2xT7mN1pR8sV3wYz&t=Xc82kP0qLm4RtY7uVb1NwE5zHa9GdJ3sKf6Qe2Lo
              */
@@ -2245,6 +2630,7 @@ export interface components {
              */
             host_id: number;
             /**
+             * Format: date-time
              * @description ISO 8601 with a UTC offset; at most 5 minutes in the past.
              * @example 2026-12-01T15:00:00Z
              */
@@ -2276,15 +2662,27 @@ export interface components {
              * @enum {string}
              */
             status: "scheduled" | "live";
-            /** @example 2026-12-01T15:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T15:00:00.000Z
+             */
             scheduled_at: string;
             /** @example 60 */
             duration_minutes: number;
-            /** @example 2026-12-01T15:02:11.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T15:02:11.000Z
+             */
             started_at: string | null;
-            /** @example https://api.example.com/live/join?wbn=wbn_4fJ9kQ2xT7mN1pR8sV3wYz */
+            /**
+             * Format: uri
+             * @example https://api.example.com/live/join?wbn=wbn_4fJ9kQ2xT7mN1pR8sV3wYz
+             */
             attendee_join_url: string;
-            /** @example https://api.example.com/live/embed/wbn_4fJ9kQ2xT7mN1pR8sV3wYz */
+            /**
+             * Format: uri
+             * @example https://api.example.com/live/embed/wbn_4fJ9kQ2xT7mN1pR8sV3wYz
+             */
             embed_url: string;
         };
         PublicWebinarListDto: {
@@ -2312,7 +2710,10 @@ export interface components {
              * @enum {string}
              */
             status: "scheduled" | "live" | "ended";
-            /** @example 2026-12-01T15:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T15:00:00.000Z
+             */
             scheduled_at: string;
             /** @example 60 */
             duration_minutes: number;
@@ -2322,20 +2723,35 @@ export interface components {
             is_public: boolean;
             /** @example 501 */
             host_id: number;
-            /** @example https://api.example.com/live/join?wbn=wbn_4fJ9kQ2xT7mN1pR8sV3wYz */
+            /**
+             * Format: uri
+             * @example https://api.example.com/live/join?wbn=wbn_4fJ9kQ2xT7mN1pR8sV3wYz
+             */
             attendee_join_url: string;
-            /** @example https://api.example.com/live/embed/wbn_4fJ9kQ2xT7mN1pR8sV3wYz */
+            /**
+             * Format: uri
+             * @example https://api.example.com/live/embed/wbn_4fJ9kQ2xT7mN1pR8sV3wYz
+             */
             embed_url: string;
             /**
              * @description Attendees holding a seat (registered or joined).
              * @example 12
              */
             attendee_count: number;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example null
+             */
             started_at: string | null;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example null
+             */
             ended_at: string | null;
-            /** @example 2026-11-22T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
             created_at: string;
         };
         WebinarListDto: {
@@ -2360,16 +2776,23 @@ export interface components {
             external_user_id: string;
             /** @example Ada Lovelace */
             name: string;
-            /** @example ada@example.com */
+            /**
+             * Format: email
+             * @example ada@example.com
+             */
             email: string;
             /**
              * @example joined
              * @enum {string}
              */
             status: "registered" | "joined";
-            /** @example 2026-11-30T09:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-30T09:00:00.000Z
+             */
             registered_at: string;
             /**
+             * Format: date-time
              * @description First time the attendee joined.
              * @example 2026-12-01T15:03:00.000Z
              */
@@ -2390,7 +2813,7 @@ export interface components {
             user_id?: number;
             /** @example acme-user-1001 */
             external_user_id?: string;
-        };
+        } | unknown | unknown;
         AttendeeDto: {
             /** @example 501 */
             user_id: number;
@@ -2398,16 +2821,23 @@ export interface components {
             external_user_id: string;
             /** @example Ada Lovelace */
             name: string;
-            /** @example ada@example.com */
+            /**
+             * Format: email
+             * @example ada@example.com
+             */
             email: string;
             /**
              * @example joined
              * @enum {string}
              */
             status: "registered" | "joined";
-            /** @example 2026-11-30T09:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-30T09:00:00.000Z
+             */
             registered_at: string;
             /**
+             * Format: date-time
              * @description First time the attendee joined.
              * @example 2026-12-01T15:03:00.000Z
              */
@@ -2438,9 +2868,15 @@ export interface components {
              * @enum {string}
              */
             status: "ended";
-            /** @example 2026-12-01T15:02:11.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T15:02:11.000Z
+             */
             started_at: string;
-            /** @example 2026-12-01T16:01:40.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T16:01:40.000Z
+             */
             ended_at: string;
             /**
              * @description Actual minutes between start and end, rounded.
@@ -2521,7 +2957,10 @@ export interface components {
             enrolled: number;
             /** @example 50 */
             credit_cost: number;
-            /** @example http://localhost:3000/static/thumbnails/42.svg */
+            /**
+             * Format: uri
+             * @example http://localhost:3000/static/thumbnails/42.svg
+             */
             thumbnail_url: string;
             tutor: components["schemas"]["TutorSummaryDto"];
             /**
@@ -2642,7 +3081,7 @@ export interface components {
              * @example true
              */
             deduct_credits?: boolean;
-        };
+        } | unknown | unknown;
         BulkEnrollDto: {
             /** @description Each row exactly as the body of POST /api/enroll, and processed as it would be; each learner’s rows in this order. */
             enrollments: components["schemas"]["BulkEnrollmentRowDto"][];
@@ -2751,6 +3190,440 @@ export interface components {
             /** @description Outcomes of the rows processed so far, by index. */
             results: components["schemas"]["JobResultDto"][];
         };
+        UserRegisteredData: {
+            /**
+             * @description Platform user id.
+             * @example 501
+             */
+            user_id: number;
+            /**
+             * @description Your own reference for the learner.
+             * @example acme-user-1001
+             */
+            external_user_id: string;
+            /** @example Ada Lovelace */
+            name: string;
+            /**
+             * Format: email
+             * @example ada@example.com
+             */
+            email: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            registered_at: string;
+        };
+        /** @description The body of a `user.registered` delivery. */
+        UserRegisteredEvent: {
+            /**
+             * @example user.registered
+             * @enum {string}
+             */
+            event: "user.registered";
+            /**
+             * Format: date-time
+             * @description When the event happened (not when it was sent).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description This event for this subscription; the same on every retry and redelivery.
+             * @example whd_8KfL2mQ9rS4tU7vW1xY3zA
+             */
+            webhook_id: string;
+            data: components["schemas"]["UserRegisteredData"];
+        };
+        CourseEnrolledData: {
+            /** @example 9001 */
+            enrollment_id: number;
+            /**
+             * @description Platform user id.
+             * @example 501
+             */
+            user_id: number;
+            /**
+             * @description Your own reference for the learner.
+             * @example acme-user-1001
+             */
+            external_user_id: string;
+            /** @example 42 */
+            course_id: number;
+            /** @example Introduction to Python */
+            course_title: string;
+            /** @example 25 */
+            credits_deducted: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            enrolled_at: string;
+        };
+        /** @description The body of a `course.enrolled` delivery. */
+        CourseEnrolledEvent: {
+            /**
+             * @example course.enrolled
+             * @enum {string}
+             */
+            event: "course.enrolled";
+            /**
+             * Format: date-time
+             * @description When the event happened (not when it was sent).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description This event for this subscription; the same on every retry and redelivery.
+             * @example whd_8KfL2mQ9rS4tU7vW1xY3zA
+             */
+            webhook_id: string;
+            data: components["schemas"]["CourseEnrolledData"];
+        };
+        CourseProgressData: {
+            /** @example 9001 */
+            enrollment_id: number;
+            /**
+             * @description Platform user id.
+             * @example 501
+             */
+            user_id: number;
+            /**
+             * @description Your own reference for the learner.
+             * @example acme-user-1001
+             */
+            external_user_id: string;
+            /** @example 42 */
+            course_id: number;
+            /** @example 77 */
+            topic_id: number;
+            /** @example Variables and types */
+            topic_title: string;
+            /**
+             * @description round(100 × completed_topics / total_topics)
+             * @example 33
+             */
+            progress_percent: number;
+            /** @example 1 */
+            completed_topics: number;
+            /** @example 3 */
+            total_topics: number;
+        };
+        /** @description The body of a `course.progress` delivery. */
+        CourseProgressEvent: {
+            /**
+             * @example course.progress
+             * @enum {string}
+             */
+            event: "course.progress";
+            /**
+             * Format: date-time
+             * @description When the event happened (not when it was sent).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description This event for this subscription; the same on every retry and redelivery.
+             * @example whd_8KfL2mQ9rS4tU7vW1xY3zA
+             */
+            webhook_id: string;
+            data: components["schemas"]["CourseProgressData"];
+        };
+        CourseCompletedData: {
+            /**
+             * @description Platform user id.
+             * @example 501
+             */
+            user_id: number;
+            /** @example Ada Lovelace */
+            user_name: string;
+            /**
+             * Format: email
+             * @example ada@example.com
+             */
+            user_email: string;
+            /**
+             * @description Your own reference for the learner.
+             * @example acme-user-1001
+             */
+            external_user_id: string;
+            /** @example 42 */
+            course_id: number;
+            /** @example Introduction to Python */
+            course_title: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            completed_at: string;
+            /**
+             * @description The certificate issued for this completion.
+             * @example TST-7KQ2-M9XD
+             */
+            certificate_id: string;
+        };
+        /** @description The body of a `course.completed` delivery. */
+        CourseCompletedEvent: {
+            /**
+             * @example course.completed
+             * @enum {string}
+             */
+            event: "course.completed";
+            /**
+             * Format: date-time
+             * @description When the event happened (not when it was sent).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description This event for this subscription; the same on every retry and redelivery.
+             * @example whd_8KfL2mQ9rS4tU7vW1xY3zA
+             */
+            webhook_id: string;
+            data: components["schemas"]["CourseCompletedData"];
+        };
+        CertificateIssuedData: {
+            /** @example TST-7KQ2-M9XD */
+            certificate_id: string;
+            /**
+             * @description Platform user id.
+             * @example 501
+             */
+            user_id: number;
+            /**
+             * @description Your own reference for the learner.
+             * @example acme-user-1001
+             */
+            external_user_id: string;
+            /** @example 42 */
+            course_id: number;
+            /** @example Introduction to Python */
+            course_title: string;
+            /** @example Ada Lovelace */
+            holder_name: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            issued_at: string;
+            /**
+             * Format: uri
+             * @description The certificate as a PDF (no key needed).
+             * @example https://api.example.com/verify/TST-7KQ2-M9XD/pdf
+             */
+            download_url: string;
+            /**
+             * Format: uri
+             * @description The public verification page.
+             * @example https://api.example.com/verify/TST-7KQ2-M9XD
+             */
+            verify_url: string;
+        };
+        /** @description The body of a `certificate.issued` delivery. */
+        CertificateIssuedEvent: {
+            /**
+             * @example certificate.issued
+             * @enum {string}
+             */
+            event: "certificate.issued";
+            /**
+             * Format: date-time
+             * @description When the event happened (not when it was sent).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description This event for this subscription; the same on every retry and redelivery.
+             * @example whd_8KfL2mQ9rS4tU7vW1xY3zA
+             */
+            webhook_id: string;
+            data: components["schemas"]["CertificateIssuedData"];
+        };
+        CreditsPurchasedData: {
+            /** @example txn_4Fh8Qk2LmN7pR1sT */
+            transaction_id: string;
+            /**
+             * @description Platform user id.
+             * @example 501
+             */
+            user_id: number;
+            /**
+             * @description Your own reference for the learner.
+             * @example acme-user-1001
+             */
+            external_user_id: string;
+            /**
+             * @description Credits added by this top-up.
+             * @example 100
+             */
+            amount: number;
+            /**
+             * @description The top-up's `reference`.
+             * @example pi_3PqR7s2eZvKYlo2C1
+             */
+            payment_reference: string | null;
+            /**
+             * @description The top-up's `source`.
+             * @example stripe
+             */
+            source: string | null;
+            /**
+             * @description The learner's balance after the top-up.
+             * @example 140
+             */
+            credits: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            purchased_at: string;
+        };
+        /** @description The body of a `credits.purchased` delivery. */
+        CreditsPurchasedEvent: {
+            /**
+             * @example credits.purchased
+             * @enum {string}
+             */
+            event: "credits.purchased";
+            /**
+             * Format: date-time
+             * @description When the event happened (not when it was sent).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description This event for this subscription; the same on every retry and redelivery.
+             * @example whd_8KfL2mQ9rS4tU7vW1xY3zA
+             */
+            webhook_id: string;
+            data: components["schemas"]["CreditsPurchasedData"];
+        };
+        WebinarStartedData: {
+            /** @example wbn_3Jd8Kq1LmZ */
+            webinar_id: string;
+            /** @example Live Q&A: Python for data analysis */
+            title: string;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T15:00:00.000Z
+             */
+            started_at: string;
+            /**
+             * Format: uri
+             * @example https://api.example.com/live/wbn_3Jd8Kq1LmZ
+             */
+            attendee_join_url: string;
+            /**
+             * Format: uri
+             * @example https://api.example.com/live/wbn_3Jd8Kq1LmZ/embed
+             */
+            embed_url: string;
+        };
+        /** @description The body of a `webinar.started` delivery. */
+        WebinarStartedEvent: {
+            /**
+             * @example webinar.started
+             * @enum {string}
+             */
+            event: "webinar.started";
+            /**
+             * Format: date-time
+             * @description When the event happened (not when it was sent).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description This event for this subscription; the same on every retry and redelivery.
+             * @example whd_8KfL2mQ9rS4tU7vW1xY3zA
+             */
+            webhook_id: string;
+            data: components["schemas"]["WebinarStartedData"];
+        };
+        WebinarJoinedData: {
+            /** @example wbn_3Jd8Kq1LmZ */
+            webinar_id: string;
+            /**
+             * @description Platform user id.
+             * @example 501
+             */
+            user_id: number;
+            /**
+             * @description Your own reference for the learner.
+             * @example acme-user-1001
+             */
+            external_user_id: string;
+            /** @example Ada Lovelace */
+            name: string;
+            /**
+             * Format: email
+             * @example ada@example.com
+             */
+            email: string;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T15:03:00.000Z
+             */
+            joined_at: string;
+        };
+        /** @description The body of a `webinar.joined` delivery. */
+        WebinarJoinedEvent: {
+            /**
+             * @example webinar.joined
+             * @enum {string}
+             */
+            event: "webinar.joined";
+            /**
+             * Format: date-time
+             * @description When the event happened (not when it was sent).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description This event for this subscription; the same on every retry and redelivery.
+             * @example whd_8KfL2mQ9rS4tU7vW1xY3zA
+             */
+            webhook_id: string;
+            data: components["schemas"]["WebinarJoinedData"];
+        };
+        WebinarEndedData: {
+            /** @example wbn_3Jd8Kq1LmZ */
+            webinar_id: string;
+            /** @example Live Q&A: Python for data analysis */
+            title: string;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T15:00:00.000Z
+             */
+            started_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T16:00:00.000Z
+             */
+            ended_at: string;
+            /** @example 60 */
+            duration_minutes: number;
+            /** @example 42 */
+            attendance_count: number;
+        };
+        /** @description The body of a `webinar.ended` delivery. */
+        WebinarEndedEvent: {
+            /**
+             * @example webinar.ended
+             * @enum {string}
+             */
+            event: "webinar.ended";
+            /**
+             * Format: date-time
+             * @description When the event happened (not when it was sent).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description This event for this subscription; the same on every retry and redelivery.
+             * @example whd_8KfL2mQ9rS4tU7vW1xY3zA
+             */
+            webhook_id: string;
+            data: components["schemas"]["WebinarEndedData"];
+        };
     };
     responses: {
         /** @description `internal_error`: Something went wrong on our side. It has been logged. Quote the request_id when you contact support. */
@@ -2772,10 +3645,86 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelopeDto"];
             };
         };
+        /** @description The request is malformed. `validation_failed`: The request is invalid. `invalid_json`: The request body is not valid JSON. */
+        BadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelopeDto"];
+            };
+        };
+        /** @description This path does not serve the method; `Allow` and `details.allow` list the ones it does. `method_not_allowed`: This method is not allowed on this path. */
+        MethodNotAllowed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                Allow: components["headers"]["Allow"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelopeDto"];
+            };
+        };
+        /** @description The body is too large (100 kB; 512 kB for bulk enrolment). `payload_too_large`: The request body is larger than 100 kB. */
+        PayloadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelopeDto"];
+            };
+        };
+        /** @description A body must be sent as JSON. `unsupported_media_type`: Requests with a body must be sent as Content-Type: application/json. */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelopeDto"];
+            };
+        };
+        /** @description A dependency is down or too slow; retry shortly. `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
+        ServiceUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelopeDto"];
+            };
+        };
     };
-    parameters: never;
+    parameters: {
+        /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+        IdempotencyKey: string;
+        /** @description Accepted and ignored on this keyless route: without a key, callers could not be told apart, so nothing is replayed. */
+        IdempotencyKeyIgnored: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The id of this request (yours, when you sent a well-formed `X-Request-Id`: 1–128 of `A-Za-z0-9._-`). Quote it to support. */
+        "X-Request-Id": string;
+        /** @description Your per-second rate limit: `"per-key";q=<requests>;w=1`. */
+        "RateLimit-Policy": string;
+        /** @description What is left of it: `"per-key";r=<remaining>;t=<seconds to reset>`. */
+        RateLimit: string;
+        /** @description Calls your plan allows per calendar month (UTC); absent on unlimited plans. */
+        "X-Quota-Limit": number;
+        /** @description Calls left this month; absent on unlimited plans. */
+        "X-Quota-Remaining": number;
+        /** @description When the monthly quota resets: Unix seconds; absent on unlimited plans. */
+        "X-Quota-Reset": number;
+        /** @description Seconds to wait before retrying. */
+        "Retry-After": number;
+        /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key` and body. */
+        "Idempotent-Replayed": "true";
+        /** @description The methods this path serves. */
+        Allow: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2783,7 +3732,10 @@ export interface operations {
     Partners_register: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Accepted and ignored on this keyless route: without a key, callers could not be told apart, so nothing is replayed. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyIgnored"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2796,6 +3748,7 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2812,15 +3765,19 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. `invalid_json`: The request body is not valid JSON. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             /** @description `unsupported_media_type`: Requests with a body must be sent as Content-Type: application/json. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2830,6 +3787,8 @@ export interface operations {
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2840,6 +3799,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2860,6 +3821,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2876,6 +3843,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2885,15 +3853,29 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2904,6 +3886,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2915,7 +3899,10 @@ export interface operations {
     Partners_requestProductionAccess: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2928,6 +3915,13 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2944,6 +3938,13 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2953,6 +3954,8 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2962,24 +3965,49 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `production_access_already_requested`: A production access request is already pending. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2990,6 +4018,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3014,6 +4044,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3030,6 +4066,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3039,6 +4081,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3048,15 +4091,29 @@ export interface operations {
             /** @description `admin_only`: This operation needs an admin key. `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3067,6 +4124,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3078,7 +4137,10 @@ export interface operations {
     AdminPartners_approve: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -3089,6 +4151,13 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3102,9 +4171,12 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3114,6 +4186,13 @@ export interface operations {
             /** @description `admin_only`: This operation needs an admin key. `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3123,24 +4202,49 @@ export interface operations {
             /** @description `production_access_request_not_found`: Production access request not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `request_already_reviewed`: This request has already been reviewed. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3151,6 +4255,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3162,7 +4268,10 @@ export interface operations {
     AdminPartners_reject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -3177,6 +4286,13 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3193,6 +4309,13 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3202,6 +4325,8 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3211,6 +4336,13 @@ export interface operations {
             /** @description `admin_only`: This operation needs an admin key. `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3220,24 +4352,49 @@ export interface operations {
             /** @description `production_access_request_not_found`: Production access request not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `request_already_reviewed`: This request has already been reviewed. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3248,6 +4405,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3270,6 +4429,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3286,6 +4451,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3295,6 +4466,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3304,6 +4476,12 @@ export interface operations {
             /** @description `admin_only`: This operation needs an admin key. `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3313,15 +4491,29 @@ export interface operations {
             /** @description `partner_not_found`: Partner not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3332,6 +4524,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3358,6 +4552,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3374,6 +4574,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3383,6 +4589,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3392,6 +4599,12 @@ export interface operations {
             /** @description `admin_only`: This operation needs an admin key. `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3401,15 +4614,31 @@ export interface operations {
             /** @description `partner_not_found`: Partner not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3420,6 +4649,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3431,7 +4662,10 @@ export interface operations {
     AdminPartners_createKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: number;
             };
@@ -3446,6 +4680,13 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3462,6 +4703,13 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3471,6 +4719,8 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3480,6 +4730,13 @@ export interface operations {
             /** @description `admin_only`: This operation needs an admin key. `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3489,15 +4746,33 @@ export interface operations {
             /** @description `partner_not_found`: Partner not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3508,6 +4783,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3519,7 +4796,10 @@ export interface operations {
     AdminPartners_revokeKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -3530,6 +4810,13 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3543,9 +4830,12 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3555,6 +4845,13 @@ export interface operations {
             /** @description `admin_only`: This operation needs an admin key. `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3564,15 +4861,33 @@ export interface operations {
             /** @description `api_key_not_found`: API key not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3583,6 +4898,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3616,6 +4933,12 @@ export interface operations {
                 headers: {
                     /** @description Strong validator of this body; send it back in If-None-Match to get 304 while it is current. */
                     ETag?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3634,6 +4957,12 @@ export interface operations {
                 headers: {
                     /** @description Strong validator of this body; send it back in If-None-Match to get 304 while it is current. */
                     ETag?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3641,6 +4970,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3650,6 +4985,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3659,15 +4995,29 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3678,6 +5028,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3705,6 +5057,12 @@ export interface operations {
                 headers: {
                     /** @description Strong validator of this body; send it back in If-None-Match to get 304 while it is current. */
                     ETag?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3723,6 +5081,12 @@ export interface operations {
                 headers: {
                     /** @description Strong validator of this body; send it back in If-None-Match to get 304 while it is current. */
                     ETag?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3730,6 +5094,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3739,6 +5109,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3748,6 +5119,12 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3757,15 +5134,29 @@ export interface operations {
             /** @description `course_not_found`: Course not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3776,6 +5167,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3787,7 +5180,10 @@ export interface operations {
     AdminCourses_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3800,6 +5196,13 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3816,6 +5219,13 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3825,6 +5235,8 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3834,15 +5246,33 @@ export interface operations {
             /** @description `admin_only`: This operation needs an admin key. `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3853,6 +5283,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3875,6 +5307,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3891,6 +5329,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3900,6 +5344,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3909,6 +5354,12 @@ export interface operations {
             /** @description `admin_only`: This operation needs an admin key. `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3918,15 +5369,29 @@ export interface operations {
             /** @description `course_not_found`: Course not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3937,6 +5402,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3963,6 +5430,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3979,6 +5452,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3988,6 +5467,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3997,6 +5477,12 @@ export interface operations {
             /** @description `admin_only`: This operation needs an admin key. `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4006,15 +5492,31 @@ export interface operations {
             /** @description `course_not_found`: Course not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4025,6 +5527,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4036,7 +5540,10 @@ export interface operations {
     AdminCourses_publish: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: number;
             };
@@ -4047,6 +5554,13 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4063,6 +5577,13 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4072,6 +5593,8 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4081,6 +5604,13 @@ export interface operations {
             /** @description `admin_only`: This operation needs an admin key. `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4090,15 +5620,33 @@ export interface operations {
             /** @description `course_not_found`: Course not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4109,6 +5657,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4120,7 +5670,10 @@ export interface operations {
     AdminCourses_unpublish: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: number;
             };
@@ -4131,6 +5684,13 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4147,6 +5707,13 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4156,6 +5723,8 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4165,6 +5734,13 @@ export interface operations {
             /** @description `admin_only`: This operation needs an admin key. `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4174,15 +5750,33 @@ export interface operations {
             /** @description `course_not_found`: Course not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4193,6 +5787,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4215,6 +5811,7 @@ export interface operations {
             /** @description The SVG image */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4224,13 +5821,17 @@ export interface operations {
             /** @description No published course with this id (plain text) */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4253,6 +5854,7 @@ export interface operations {
             /** @description The SVG image */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4262,13 +5864,17 @@ export interface operations {
             /** @description No tutor with this id (plain text) */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4291,6 +5897,7 @@ export interface operations {
             /** @description The HTML page */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4300,13 +5907,17 @@ export interface operations {
             /** @description No published course with this id (plain text) */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4332,6 +5943,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4348,6 +5965,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4357,6 +5980,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4366,15 +5990,29 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4385,6 +6023,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4396,7 +6036,10 @@ export interface operations {
     Users_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4409,6 +6052,13 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4425,6 +6075,13 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. `invalid_json`: The request body is not valid JSON. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4434,6 +6091,8 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4443,24 +6102,48 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `external_user_id_taken`: A user with this external_user_id already exists. `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4470,6 +6153,14 @@ export interface operations {
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4480,6 +6171,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4503,6 +6196,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4519,6 +6218,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4528,6 +6233,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4537,6 +6243,12 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4546,15 +6258,29 @@ export interface operations {
             /** @description `user_not_found`: User not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4565,6 +6291,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4592,6 +6320,12 @@ export interface operations {
             /** @description Updated, or unchanged; no event. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4608,6 +6342,12 @@ export interface operations {
             /** @description Created; user.registered is emitted. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4624,6 +6364,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. `invalid_json`: The request body is not valid JSON. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4633,6 +6379,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4642,15 +6389,28 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `payload_too_large`: The request body is larger than 100 kB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4660,6 +6420,12 @@ export interface operations {
             /** @description `unsupported_media_type`: Requests with a body must be sent as Content-Type: application/json. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4669,6 +6435,13 @@ export interface operations {
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4679,6 +6452,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4701,6 +6476,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4717,6 +6498,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4726,6 +6513,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4735,6 +6523,12 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4744,15 +6538,29 @@ export interface operations {
             /** @description `user_not_found`: User not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4763,6 +6571,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4775,8 +6585,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1–255 characters. The first response is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 idempotency_key_reused, a retry while the first runs is 409 idempotency_request_in_progress. */
-                "Idempotency-Key"?: string;
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -4790,6 +6600,13 @@ export interface operations {
             /** @description The reference was already used for this same top-up: the original transaction, nothing credited */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4806,6 +6623,13 @@ export interface operations {
             /** @description Credited */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4822,6 +6646,13 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. `invalid_json`: The request body is not valid JSON. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4831,6 +6662,8 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4840,6 +6673,13 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4849,24 +6689,48 @@ export interface operations {
             /** @description `user_not_found`: User not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `reference_conflict`: This reference was already used for a different top-up. `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4876,6 +6740,14 @@ export interface operations {
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4886,6 +6758,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4908,6 +6782,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4924,6 +6804,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4933,6 +6819,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4942,6 +6829,12 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4951,15 +6844,29 @@ export interface operations {
             /** @description `user_not_found`: User not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4970,6 +6877,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4995,6 +6904,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5011,6 +6926,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5020,6 +6941,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5029,6 +6951,12 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5038,15 +6966,29 @@ export interface operations {
             /** @description `user_not_found`: User not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5057,6 +6999,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5069,8 +7013,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1–255 characters. The first response is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 idempotency_key_reused, a retry while the first runs is 409 idempotency_request_in_progress. */
-                "Idempotency-Key"?: string;
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -5084,6 +7028,13 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5100,6 +7051,13 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. `invalid_json`: The request body is not valid JSON. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5109,6 +7067,8 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5118,6 +7078,13 @@ export interface operations {
             /** @description `insufficient_credits`: The user does not have enough credits. */
             402: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5127,6 +7094,13 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5136,24 +7110,48 @@ export interface operations {
             /** @description `user_not_found`: User not found. `course_not_found`: Course not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. `already_enrolled`: The user is already enrolled in this course. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5163,6 +7161,14 @@ export interface operations {
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5173,6 +7179,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5195,6 +7203,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5211,6 +7225,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5220,6 +7240,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5229,6 +7250,12 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5238,15 +7265,29 @@ export interface operations {
             /** @description `enrollment_not_found`: Enrollment not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5257,6 +7298,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5282,6 +7325,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5298,6 +7347,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5307,6 +7362,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5316,6 +7372,12 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5325,15 +7387,29 @@ export interface operations {
             /** @description `user_not_found`: User not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5344,6 +7420,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5356,8 +7434,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1–255 characters. The first response is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 idempotency_key_reused, a retry while the first runs is 409 idempotency_request_in_progress. */
-                "Idempotency-Key"?: string;
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 id: number;
@@ -5373,6 +7451,13 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5389,6 +7474,13 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. `invalid_json`: The request body is not valid JSON. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5398,6 +7490,8 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5407,6 +7501,13 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5416,24 +7517,48 @@ export interface operations {
             /** @description `enrollment_not_found`: Enrollment not found. `topic_not_found`: Topic not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5443,6 +7568,14 @@ export interface operations {
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5453,6 +7586,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5464,7 +7599,10 @@ export interface operations {
     Certificates_issue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5477,6 +7615,13 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5493,6 +7638,13 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. `invalid_json`: The request body is not valid JSON. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5502,6 +7654,8 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5511,6 +7665,13 @@ export interface operations {
             /** @description `admin_only`: This operation needs an admin key. `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5520,24 +7681,48 @@ export interface operations {
             /** @description `user_not_found`: User not found. `enrollment_not_found`: Enrollment not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `certificate_already_issued`: A certificate has already been issued for this enrollment. `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `course_not_completed`: The course has not been completed. `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5547,6 +7732,14 @@ export interface operations {
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5557,6 +7750,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5580,6 +7775,7 @@ export interface operations {
             /** @description Found; `valid` is false when revoked. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5589,6 +7785,7 @@ export interface operations {
             /** @description Unknown or malformed id */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5600,9 +7797,12 @@ export interface operations {
                     };
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5613,6 +7813,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5636,6 +7838,7 @@ export interface operations {
             /** @description The PDF (`Content-Disposition: inline; filename="certificate-<id>.pdf"`) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5645,15 +7848,19 @@ export interface operations {
             /** @description `certificate_not_found`: Certificate not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5664,6 +7871,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5687,6 +7896,7 @@ export interface operations {
             /** @description The compact JWS (`header.payload.signature`, base64url) as the whole body. Decoded payload: `{ "@context": ["https://www.w3.org/ns/credentials/v2", "https://purl.imsglobal.org/spec/ob/v3p0/context-3.0.3.json"], id, type: ["VerifiableCredential", "OpenBadgeCredential"], issuer: { id, type: ["Profile"], name, url }, validFrom, name, credentialSubject: { id, type: ["AchievementSubject"], name, achievement: { id, type: ["Achievement"], name, description, criteria: { narrative } } }, iss, jti, sub, nbf }` (see the certificates guide). */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5696,15 +7906,18 @@ export interface operations {
             /** @description `certificate_not_found`: Certificate not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `certificate_revoked`: This certificate has been revoked; its credential is no longer issued. */
             410: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5714,6 +7927,8 @@ export interface operations {
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5724,6 +7939,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5735,7 +7952,10 @@ export interface operations {
     AdminCertificates_revoke: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -5746,6 +7966,13 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5759,9 +7986,12 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5771,6 +8001,13 @@ export interface operations {
             /** @description `admin_only`: This operation needs an admin key. `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5780,24 +8017,48 @@ export interface operations {
             /** @description `certificate_not_found`: Certificate not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5807,6 +8068,14 @@ export interface operations {
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5817,6 +8086,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5840,6 +8111,7 @@ export interface operations {
             /** @description The certificate exists: valid, or revoked (the page says which). */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5849,15 +8121,19 @@ export interface operations {
             /** @description No certificate has this id (HTML page). */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Too many requests from this client IP (HTML page, with `Retry-After`). */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5867,6 +8143,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5887,15 +8165,19 @@ export interface operations {
             /** @description The key set (no envelope). */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CredentialJwksDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5905,6 +8187,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5928,6 +8212,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5944,6 +8234,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5953,6 +8249,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5962,15 +8259,29 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5981,6 +8292,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5992,7 +8305,10 @@ export interface operations {
     Webhooks_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6005,6 +8321,13 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6021,6 +8344,13 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. `invalid_json`: The request body is not valid JSON. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6030,6 +8360,8 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6039,15 +8371,31 @@ export interface operations {
             /** @description `plan_limit_exceeded`: Your plan limit has been reached. `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             /** @description `unsupported_media_type`: Requests with a body must be sent as Content-Type: application/json. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6057,6 +8405,14 @@ export interface operations {
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6067,6 +8423,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6089,6 +8447,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6105,6 +8469,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6114,6 +8479,12 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6123,15 +8494,29 @@ export interface operations {
             /** @description `webhook_not_found`: Webhook subscription not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6142,6 +8527,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6164,6 +8551,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6180,6 +8573,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6189,6 +8583,12 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6198,15 +8598,29 @@ export interface operations {
             /** @description `webhook_not_found`: Webhook subscription not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6217,6 +8631,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6243,6 +8659,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6259,6 +8681,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. `invalid_json`: The request body is not valid JSON. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6268,6 +8696,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6277,6 +8706,12 @@ export interface operations {
             /** @description `plan_limit_exceeded`: Your plan limit has been reached. `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6286,15 +8721,29 @@ export interface operations {
             /** @description `webhook_not_found`: Webhook subscription not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             /** @description `unsupported_media_type`: Requests with a body must be sent as Content-Type: application/json. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6304,6 +8753,13 @@ export interface operations {
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6314,6 +8770,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6339,6 +8797,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6355,6 +8819,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6364,6 +8834,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6373,6 +8844,12 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6382,15 +8859,29 @@ export interface operations {
             /** @description `webhook_not_found`: Webhook subscription not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6401,6 +8892,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6412,7 +8905,10 @@ export interface operations {
     WebhookDeliveries_redeliver: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
                 webhook_id: string;
@@ -6424,6 +8920,13 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6437,9 +8940,12 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6449,6 +8955,13 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6458,15 +8971,33 @@ export interface operations {
             /** @description `webhook_not_found`: Webhook subscription not found. `delivery_not_found`: Webhook delivery not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6477,6 +9008,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6488,7 +9021,10 @@ export interface operations {
     Webinars_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6501,6 +9037,13 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6517,6 +9060,13 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. `invalid_json`: The request body is not valid JSON. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6526,6 +9076,8 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6535,6 +9087,13 @@ export interface operations {
             /** @description `plan_limit_exceeded`: Your plan limit has been reached. `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6544,15 +9103,33 @@ export interface operations {
             /** @description `user_not_found`: User not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6563,6 +9140,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6588,6 +9167,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6604,16 +9184,20 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["InternalError"];
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6638,6 +9222,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6654,6 +9244,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6663,6 +9259,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6672,15 +9269,29 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6691,6 +9302,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6713,6 +9326,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6729,6 +9348,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6738,6 +9358,12 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6747,15 +9373,29 @@ export interface operations {
             /** @description `webinar_not_found`: Webinar not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6766,6 +9406,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6777,7 +9419,10 @@ export interface operations {
     Webinars_start: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -6788,6 +9433,13 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6801,9 +9453,12 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6813,6 +9468,13 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6822,24 +9484,49 @@ export interface operations {
             /** @description `webinar_not_found`: Webinar not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `webinar_already_live`: The webinar is already live. `webinar_ended`: The webinar has ended. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6850,6 +9537,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6861,7 +9550,10 @@ export interface operations {
     Webinars_register: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -6876,6 +9568,13 @@ export interface operations {
             /** @description Already registered: the same join link, no new seat. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6892,6 +9591,13 @@ export interface operations {
             /** @description Registered: a seat is held. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6908,6 +9614,13 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. `invalid_json`: The request body is not valid JSON. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6917,6 +9630,8 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6926,6 +9641,13 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6935,24 +9657,49 @@ export interface operations {
             /** @description `webinar_not_found`: Webinar not found. `user_not_found`: User not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `webinar_full`: The webinar has reached its attendee limit. `webinar_ended`: The webinar has ended. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6963,6 +9710,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6974,7 +9723,10 @@ export interface operations {
     Webinars_join: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -6989,6 +9741,13 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7005,6 +9764,13 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. `invalid_json`: The request body is not valid JSON. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7014,6 +9780,8 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7023,6 +9791,13 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7032,24 +9807,49 @@ export interface operations {
             /** @description `webinar_not_found`: Webinar not found. `user_not_found`: User not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `webinar_not_live`: The webinar is not live. `webinar_ended`: The webinar has ended. `webinar_full`: The webinar has reached its attendee limit. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7060,6 +9860,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7085,6 +9887,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7101,6 +9909,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7110,6 +9924,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7119,6 +9934,12 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7128,15 +9949,29 @@ export interface operations {
             /** @description `webinar_not_found`: Webinar not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7147,6 +9982,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7158,7 +9995,10 @@ export interface operations {
     Webinars_end: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -7169,6 +10009,13 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7182,9 +10029,12 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7194,6 +10044,13 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7203,24 +10060,49 @@ export interface operations {
             /** @description `webinar_not_found`: Webinar not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `webinar_not_live`: The webinar is not live. `webinar_ended`: The webinar has ended. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7231,6 +10113,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7242,7 +10126,10 @@ export interface operations {
     Search_run: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7255,6 +10142,13 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7271,6 +10165,13 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. `invalid_json`: The request body is not valid JSON. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7280,6 +10181,8 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7289,15 +10192,30 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `payload_too_large`: The request body is larger than 100 kB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7307,6 +10225,13 @@ export interface operations {
             /** @description `unsupported_media_type`: Requests with a body must be sent as Content-Type: application/json. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7316,6 +10241,14 @@ export interface operations {
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7326,6 +10259,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7338,8 +10273,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1–255 characters. The first response is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 idempotency_key_reused, a retry while the first runs is 409 idempotency_request_in_progress. */
-                "Idempotency-Key"?: string;
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -7355,6 +10290,13 @@ export interface operations {
                 headers: {
                     /** @description Where to poll the job: /api/jobs/{id}. */
                     Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7371,6 +10313,13 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. `invalid_json`: The request body is not valid JSON. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7380,6 +10329,8 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7389,15 +10340,30 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7407,6 +10373,13 @@ export interface operations {
             /** @description `payload_too_large`: The request body is larger than 100 kB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7416,6 +10389,13 @@ export interface operations {
             /** @description `unsupported_media_type`: Requests with a body must be sent as Content-Type: application/json. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7425,6 +10405,13 @@ export interface operations {
             /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7434,6 +10421,14 @@ export interface operations {
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7444,6 +10439,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7467,6 +10464,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7483,6 +10486,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7492,6 +10501,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7501,15 +10511,29 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7520,6 +10544,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7542,6 +10568,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7558,6 +10590,12 @@ export interface operations {
             /** @description `validation_failed`: The request is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7567,6 +10605,7 @@ export interface operations {
             /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7576,6 +10615,12 @@ export interface operations {
             /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7585,15 +10630,29 @@ export interface operations {
             /** @description `job_not_found`: Job not found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7604,6 +10663,8 @@ export interface operations {
             /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7624,6 +10685,7 @@ export interface operations {
             /** @description The process is up. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7633,6 +10695,8 @@ export interface operations {
                     };
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     Health_ready: {
@@ -7647,6 +10711,7 @@ export interface operations {
             /** @description Both dependencies answer. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7670,9 +10735,12 @@ export interface operations {
                     };
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description A dependency does not answer; `checks` names it. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7695,6 +10763,402 @@ export interface operations {
                         };
                     };
                 };
+            };
+        };
+    };
+    webhook_user_registered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id, equal to `webhook_id` in the body and to `X-SVC-Delivery`; the same on every retry and redelivery. Use it to drop duplicates. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed. Refuse deliveries more than 5 minutes away from your clock (replays). */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
+                "webhook-signature": string;
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                "X-SVC-Signature": string;
+                /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
+                "X-SVC-Signature-Previous"?: string;
+                /** @description The event type, as in `event`. */
+                "X-SVC-Event": string;
+                /** @description The delivery id, as in `webhook_id`. */
+                "X-SVC-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserRegisteredEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx is). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled at once and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_course_enrolled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id, equal to `webhook_id` in the body and to `X-SVC-Delivery`; the same on every retry and redelivery. Use it to drop duplicates. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed. Refuse deliveries more than 5 minutes away from your clock (replays). */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
+                "webhook-signature": string;
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                "X-SVC-Signature": string;
+                /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
+                "X-SVC-Signature-Previous"?: string;
+                /** @description The event type, as in `event`. */
+                "X-SVC-Event": string;
+                /** @description The delivery id, as in `webhook_id`. */
+                "X-SVC-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CourseEnrolledEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx is). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled at once and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_course_progress: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id, equal to `webhook_id` in the body and to `X-SVC-Delivery`; the same on every retry and redelivery. Use it to drop duplicates. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed. Refuse deliveries more than 5 minutes away from your clock (replays). */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
+                "webhook-signature": string;
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                "X-SVC-Signature": string;
+                /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
+                "X-SVC-Signature-Previous"?: string;
+                /** @description The event type, as in `event`. */
+                "X-SVC-Event": string;
+                /** @description The delivery id, as in `webhook_id`. */
+                "X-SVC-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CourseProgressEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx is). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled at once and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_course_completed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id, equal to `webhook_id` in the body and to `X-SVC-Delivery`; the same on every retry and redelivery. Use it to drop duplicates. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed. Refuse deliveries more than 5 minutes away from your clock (replays). */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
+                "webhook-signature": string;
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                "X-SVC-Signature": string;
+                /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
+                "X-SVC-Signature-Previous"?: string;
+                /** @description The event type, as in `event`. */
+                "X-SVC-Event": string;
+                /** @description The delivery id, as in `webhook_id`. */
+                "X-SVC-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CourseCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx is). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled at once and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_certificate_issued: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id, equal to `webhook_id` in the body and to `X-SVC-Delivery`; the same on every retry and redelivery. Use it to drop duplicates. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed. Refuse deliveries more than 5 minutes away from your clock (replays). */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
+                "webhook-signature": string;
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                "X-SVC-Signature": string;
+                /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
+                "X-SVC-Signature-Previous"?: string;
+                /** @description The event type, as in `event`. */
+                "X-SVC-Event": string;
+                /** @description The delivery id, as in `webhook_id`. */
+                "X-SVC-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CertificateIssuedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx is). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled at once and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_credits_purchased: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id, equal to `webhook_id` in the body and to `X-SVC-Delivery`; the same on every retry and redelivery. Use it to drop duplicates. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed. Refuse deliveries more than 5 minutes away from your clock (replays). */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
+                "webhook-signature": string;
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                "X-SVC-Signature": string;
+                /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
+                "X-SVC-Signature-Previous"?: string;
+                /** @description The event type, as in `event`. */
+                "X-SVC-Event": string;
+                /** @description The delivery id, as in `webhook_id`. */
+                "X-SVC-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditsPurchasedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx is). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled at once and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webinar_started: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id, equal to `webhook_id` in the body and to `X-SVC-Delivery`; the same on every retry and redelivery. Use it to drop duplicates. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed. Refuse deliveries more than 5 minutes away from your clock (replays). */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
+                "webhook-signature": string;
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                "X-SVC-Signature": string;
+                /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
+                "X-SVC-Signature-Previous"?: string;
+                /** @description The event type, as in `event`. */
+                "X-SVC-Event": string;
+                /** @description The delivery id, as in `webhook_id`. */
+                "X-SVC-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebinarStartedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx is). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled at once and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webinar_joined: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id, equal to `webhook_id` in the body and to `X-SVC-Delivery`; the same on every retry and redelivery. Use it to drop duplicates. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed. Refuse deliveries more than 5 minutes away from your clock (replays). */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
+                "webhook-signature": string;
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                "X-SVC-Signature": string;
+                /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
+                "X-SVC-Signature-Previous"?: string;
+                /** @description The event type, as in `event`. */
+                "X-SVC-Event": string;
+                /** @description The delivery id, as in `webhook_id`. */
+                "X-SVC-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebinarJoinedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx is). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled at once and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webinar_ended: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id, equal to `webhook_id` in the body and to `X-SVC-Delivery`; the same on every retry and redelivery. Use it to drop duplicates. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed. Refuse deliveries more than 5 minutes away from your clock (replays). */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
+                "webhook-signature": string;
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                "X-SVC-Signature": string;
+                /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
+                "X-SVC-Signature-Previous"?: string;
+                /** @description The event type, as in `event`. */
+                "X-SVC-Event": string;
+                /** @description The delivery id, as in `webhook_id`. */
+                "X-SVC-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebinarEndedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx is). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled at once and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
