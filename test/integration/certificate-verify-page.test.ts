@@ -136,10 +136,10 @@ describe('OpenAPI', () => {
     const credentialOp = doc.paths['/api/certificates/{cert_id}/credential'].get;
     const jwksOp = doc.paths['/.well-known/jwks.json'].get;
     for (const op of [pageOp, credentialOp, jwksOp]) expect(op.security).toEqual([]);
-    expect(Object.keys(pageOp.responses).sort()).toEqual(['200', '404', '429', '503']);
+    expect(Object.keys(pageOp.responses).sort()).toEqual(['200', '404', '405', '429', '503']);
     expect(Object.keys(pageOp.responses['200'].content)).toEqual(['text/html']);
-    expect(Object.keys(credentialOp.responses).sort()).toEqual(['200', '404', '410', '429', '500', '503']);
+    expect(Object.keys(credentialOp.responses).sort()).toEqual(['200', '404', '405', '410', '429', '500', '503']);
     expect(Object.keys(credentialOp.responses['200'].content)).toEqual(['application/vc+jwt']);
-    expect(Object.keys(jwksOp.responses).sort()).toEqual(['200', '429', '503']);
+    expect(Object.keys(jwksOp.responses).sort()).toEqual(['200', '405', '429', '503']);
   });
 });
