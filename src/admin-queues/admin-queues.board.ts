@@ -33,7 +33,8 @@ export class AdminQueuesBoard implements OnApplicationShutdown {
     this.connection = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000 });
     this.connection.on('error', () => undefined);
     this.queues = [WEBHOOK_QUEUE, SEARCH_EMBEDDINGS_QUEUE, JOBS_QUEUE].map((name) => {
-      const queue = new Queue(name, { connection: this.connection, prefix: queuePrefix(config) });
+      // Read-only: the producers own the queues' settings (e.g. the events stream's length), the board must not reset them.
+      const queue = new Queue(name, { connection: this.connection, prefix: queuePrefix(config), skipMetasUpdate: true });
       queue.on('error', () => undefined);
       return queue;
     });

@@ -18,6 +18,12 @@ export function queuePrefix(config: AppConfig): string {
 }
 
 const ENQUEUE_TIMEOUT_MS = 2000;
+/**
+ * Approximate cap of the queue's events stream (BullMQ's default is 10,000). Nothing here reads that stream (the
+ * delivery log is in PostgreSQL), so a short one keeps Redis memory small; with finished jobs removed at once, the
+ * queue's Redis footprint is its live jobs plus this.
+ */
+export const WEBHOOK_EVENTS_MAX_LEN = 1000;
 
 /** Producer side of the delivery queue, used by fan-out and redelivery (API and worker processes). */
 @Injectable()
@@ -31,7 +37,11 @@ export class WebhookQueue implements OnApplicationShutdown {
   ) {
     this.connection = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: (t) => Math.min(t * 200, 2000) });
     this.connection.on('error', () => undefined); // an enqueue fails (and the relay takes over); nothing to do per error event
-    this.queue = new Queue<DeliverWebhookData>(WEBHOOK_QUEUE, { connection: this.connection, prefix: queuePrefix(config) });
+    this.queue = new Queue<DeliverWebhookData>(WEBHOOK_QUEUE, {
+      connection: this.connection,
+      prefix: queuePrefix(config),
+      streams: { events: { maxLen: WEBHOOK_EVENTS_MAX_LEN } },
+    });
     this.queue.on('error', () => undefined);
     metrics.gauge('webhook_queue_jobs', 'Jobs in the webhook delivery queue by state.', ['state'], async (set) => {
       const counts = await this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed');
