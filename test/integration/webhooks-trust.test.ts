@@ -3,6 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { PublicEventType } from '../../src/events/event-map';
 import { queuePrefix, WEBHOOK_EVENTS_MAX_LEN, WEBHOOK_QUEUE } from '../../src/webhooks/webhook-queue';
+import { DeliveryStore } from '../../src/webhooks/worker/delivery-store';
 import { startApp, TestApp } from '../support/app';
 import { createPartner, CreatedPartner, unique } from '../support/factories';
 import { recordEvents, scopeOf } from '../support/webhook-events';
@@ -229,6 +230,29 @@ describe('attempt history (contract 15)', () => {
     const times = detail.attempts.map((a: { attempted_at: string }) => Date.parse(a.attempted_at));
     expect([...times].sort((a, b) => a - b)).toEqual(times);
     for (let i = 0; i < 3; i++) expect(Math.abs(times[i] - received[i].receivedAt)).toBeLessThan(2000);
+  });
+
+  it('keeps a late record of an attempt whose delivery settled meanwhile, without changing the delivery', async () => {
+    const p = await createPartner(t);
+    const s = await subscribe(p);
+    await recordEvents(t, scopeOf(p), 'user.registered');
+    const [delivery] = await waitForStatuses(p, s.id, 1, 'delivered');
+    // As when a 2xx could not be recorded while PostgreSQL was away and is written once it is back.
+    const late = new Date(Date.now() - 5000);
+    await t.app.get(DeliveryStore).record({
+      deliveryId: delivery.webhook_id,
+      status: 'pending',
+      result: { statusCode: 502, durationMs: 12, error: 'HTTP 502', responseBody: null },
+      attemptedAt: late,
+      nextAttemptAt: new Date(),
+    });
+    const detail = (await p.http.get(`/api/connect/webhooks/${s.id}/deliveries/${delivery.webhook_id}`)).body.data;
+    expect(detail).toMatchObject({ status: 'delivered', last_status_code: 200, last_error: null, next_attempt_at: null });
+    expect(detail.attempts).toEqual([
+      { attempted_at: late.toISOString(), status_code: 502, duration_ms: 12, error: 'HTTP 502' },
+      expect.objectContaining({ status_code: 200, error: null }),
+    ]);
+    expect((await deliveries(p, s.id))[0].attempts).toBe(2);
   });
 
   it('answers 404 for an unknown delivery, another subscription’s, or another partner’s', async () => {

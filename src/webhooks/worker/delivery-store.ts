@@ -141,16 +141,19 @@ export class DeliveryStore implements BeforeApplicationShutdown {
        health AS (
          SELECT d.subscription_id, bool_or(v.status = 'delivered') AS ok, min(v.attempted_at) FILTER (WHERE v.status <> 'delivered') AS first_failed_at
            FROM v JOIN d ON d.id = v.id GROUP BY d.subscription_id),
+       -- Only the rows that change, locked in id order: two batches at once never deadlock over two subscriptions.
+       due AS (
+         SELECT s.id, h.ok, h.first_failed_at FROM webhook_subscriptions s JOIN health h ON h.subscription_id = s.id
+          WHERE CASE WHEN h.ok THEN s.failing_since IS NOT NULL
+                     ELSE s.failing_since IS NULL OR (s.status = 'active' AND s.failing_since < now() - $9 * interval '1 millisecond') END
+          ORDER BY s.id FOR UPDATE OF s),
        s AS (
          UPDATE webhook_subscriptions s
             SET failing_since = CASE WHEN h.ok THEN NULL ELSE coalesce(s.failing_since, h.first_failed_at) END,
                 status = CASE WHEN NOT h.ok AND s.failing_since < now() - $9 * interval '1 millisecond' THEN 'disabled' ELSE s.status END,
                 disabled_reason = CASE WHEN NOT h.ok AND s.failing_since < now() - $9 * interval '1 millisecond' THEN $10 ELSE s.disabled_reason END,
                 updated_at = CASE WHEN NOT h.ok AND s.failing_since < now() - $9 * interval '1 millisecond' THEN now() ELSE s.updated_at END
-           FROM health h
-          WHERE s.id = h.subscription_id
-            AND CASE WHEN h.ok THEN s.failing_since IS NOT NULL
-                     ELSE s.failing_since IS NULL OR (s.status = 'active' AND s.failing_since < now() - $9 * interval '1 millisecond') END)
+           FROM due h WHERE s.id = h.id)
        INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, error, response_body)
        SELECT v.id, v.attempted_at, v.status_code, v.duration_ms, v.error, v.response_body
          FROM v JOIN d ON d.id = v.id`,
