@@ -1,14 +1,32 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * Three tiers, run together by `npm test` and alone with `npx jest --selectProjects <name>`:
+ * - unit: no database, no Redis, no network (collaborators stubbed);
+ * - integration: the real PostgreSQL and Redis, real HTTP, one fresh database per run (test/support/global-setup);
+ * - browser: Debian's Chromium driving the served pages, on the same kind of database.
+ * @type {import('jest').Config}
+ */
+const common = {
   testEnvironment: 'node',
   rootDir: '.',
   // Nest 12 (and a few test tools) ship ES modules only: swc compiles them (and our TypeScript) to CommonJS for jest.
   transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest'] },
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@apidevtools|pdf-parse|jose)/)'],
-  testMatch: ['<rootDir>/test/**/*.test.ts'],
+};
+const withServices = {
+  ...common,
+  // Project-level set-up runs only when the project has tests to run; it prepares one database for both projects.
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+};
+
+module.exports = {
   testTimeout: 30000,
   maxWorkers: 2,
+  // The unit tier exits cleanly without it (checked with --detectOpenHandles); the service tiers are not yet checked.
   forceExit: true,
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    { ...withServices, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
+    { ...withServices, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.test.ts'] },
+  ],
 };

@@ -40,6 +40,9 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.register({ api: true, worker: options.worker, logStream: options.logStream }), new DrainingExpressAdapter(), {
     bodyParser: false,
     bufferLogs: true,
+    // A failing start-up throws to the caller (main prints it and exits 1; a test sees its cause) instead of Nest
+    // calling process.exit itself.
+    abortOnError: false,
   });
   app.useLogger(app.get(Logger));
   warnAboutDevelopmentDefaults(app.get(Logger), config);

@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   await ensureDatabase(config.databaseUrl);
   if (config.autoMigrate) await runMigrations(config.databaseUrl);
-  const app = await NestFactory.createApplicationContext(AppModule.register({ api: false, worker: true }), { bufferLogs: true });
+  const app = await NestFactory.createApplicationContext(AppModule.register({ api: false, worker: true }), { bufferLogs: true, abortOnError: false });
   app.useLogger(app.get(Logger));
   warnAboutDevelopmentDefaults(app.get(Logger), config);
   app.enableShutdownHooks();

@@ -1,6 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { sql } from '../common/database';
 import { LruCache } from '../common/lru-cache';
 import { RedisService } from '../redis/redis.service';
 import type { Mode } from '../common/scope';
@@ -18,6 +19,25 @@ export interface KeyRecord {
   role: KeyRole;
   revoked: boolean;
   plan: Plan;
+}
+
+/** One row of the lookup in load(): a key with its partner and plan. */
+interface KeyRow {
+  id: string;
+  partner_id: number;
+  mode: Mode;
+  role: KeyRole;
+  revoked_at: Date | null;
+  name: string;
+  status: PartnerStatus;
+  allowed_origins: string[];
+  code: Plan['code'];
+  plan_name: string;
+  monthly_quota: number | null;
+  rate_limit_per_second: number;
+  webhook_event_types: number | null;
+  webinar_rooms: number | null;
+  features: Plan['features'];
 }
 
 const TTL_MS = 3000;
@@ -71,14 +91,14 @@ export class KeyStore implements OnModuleInit {
   }
 
   private async load(hash: string): Promise<KeyRecord | null> {
-    const rows: Array<Record<string, any>> = await this.dataSource.query(
+    const [r] = await sql<KeyRow>(
+      this.dataSource,
       `SELECT k.id, k.partner_id, k.mode, k.role, k.revoked_at, p.name, p.status, p.allowed_origins,
               pl.code, pl.name AS plan_name, pl.monthly_quota, pl.rate_limit_per_second, pl.webhook_event_types, pl.webinar_rooms, pl.features
          FROM api_keys k JOIN partners p ON p.id = k.partner_id JOIN plans pl ON pl.code = p.plan_code
         WHERE k.key_hash = $1`,
       [hash],
     );
-    const r = rows[0];
     if (!r) return null;
     return {
       keyId: r.id,

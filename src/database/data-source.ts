@@ -5,10 +5,12 @@ import { MIGRATIONS } from '../../migrations';
  * Pool and time-out settings shared by the app and the migration runner: fail fast when PostgreSQL is away or stuck.
  * A statement may run for the request budget less one second (statement_timeout, on the server); the client gives
  * up waiting half a second later (query_timeout, for a server that does not answer at all), so a request whose
- * database is stuck gets its 503 within REQUEST_TIMEOUT_MS.
+ * database is stuck gets its 503 within REQUEST_TIMEOUT_MS. Waiting for a connection (a new one, or a free one from a
+ * busy pool) may take 30 % of the budget, at least 1.5 s.
  */
 export function dataSourceOptions(databaseUrl: string, poolSize = 20, requestTimeoutMs = 5000): DataSourceOptions {
   const statementTimeoutMs = Math.max(500, requestTimeoutMs - 1000);
+  const connectionTimeoutMs = Math.max(1500, Math.round(requestTimeoutMs * 0.3));
   return {
     type: 'postgres',
     url: databaseUrl,
@@ -19,7 +21,7 @@ export function dataSourceOptions(databaseUrl: string, poolSize = 20, requestTim
     logging: false,
     extra: {
       max: poolSize,
-      connectionTimeoutMillis: 1500,
+      connectionTimeoutMillis: connectionTimeoutMs,
       idleTimeoutMillis: 30_000,
       statement_timeout: statementTimeoutMs,
       query_timeout: statementTimeoutMs + 500,

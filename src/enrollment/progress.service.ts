@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { DomainError } from '../common/errors';
 import type { Scope } from '../common/scope';
 import { CoursesService } from '../courses/courses.service';
+import { InTransactionHooks } from '../events/hooks';
 import { Tx, TransactionRunner } from '../events/transaction-runner';
 import { UsersService } from '../users/users.service';
 import { ProgressDto, ProgressResultDto } from './dto/enrollment.dto';
@@ -13,13 +14,19 @@ import { toProgressResult } from './enrollment.mapper';
 type Change = 'none' | 'topic_completed' | 'quiz_passed';
 
 @Injectable()
-export class ProgressService {
+export class ProgressService implements OnApplicationBootstrap {
   constructor(
     private readonly tx: TransactionRunner,
     private readonly enrollments: EnrollmentsService,
     private readonly courses: CoursesService,
     private readonly users: UsersService,
+    private readonly hooks: InTransactionHooks,
   ) {}
+
+  /** Completing a course issues its certificate in the same transaction: the application must have a handler for it. */
+  onApplicationBootstrap(): void {
+    this.hooks.requireHandler('enrollment.completed', ProgressService.name);
+  }
 
   /**
    * Marks a topic complete (and its quiz passed) under a row lock on the enrolment, so parallel calls
@@ -79,7 +86,7 @@ export class ProgressService {
     e.status = 'completed';
     e.completedAt = completed_at;
     const out = await tx.raise('enrollment.completed', { enrollmentId: e.id, userId: e.userId, courseId: e.courseId, completedAt: completed_at, overrideQuiz: false });
-    e.certificateId = out?.certificateId ?? null;
+    e.certificateId = out.certificateId;
     if (e.certificateId) await tx.em.query(`UPDATE enrollments SET certificate_id = $2 WHERE id = $1`, [e.id, e.certificateId]);
   }
 }

@@ -31,7 +31,29 @@ export class InTransactionHooks {
     this.handlers.set(name, handler as unknown as Handler<HookName>);
   }
 
-  handlerOf<K extends HookName>(name: K): Handler<K> | undefined {
-    return this.handlers.get(name) as Handler<K> | undefined;
+  /**
+   * The handler of a hook, which must exist: a raised hook that nothing handles would silently skip required work
+   * (a completed course without its certificate).
+   */
+  handlerOf<K extends HookName>(name: K): Handler<K> {
+    const handler = this.handlers.get(name) as Handler<K> | undefined;
+    if (!handler) throw new MissingHookHandlerError(name);
+    return handler;
+  }
+
+  /**
+   * Declares that the caller raises `name`. Raising modules call it when the application boots
+   * (onApplicationBootstrap, after every module's onModuleInit has registered its handlers), so an application
+   * assembled without the handling module refuses to start instead of failing on the first completion.
+   */
+  requireHandler(name: HookName, raisedBy: string): void {
+    if (!this.handlers.has(name)) throw new MissingHookHandlerError(name, raisedBy);
+  }
+}
+
+export class MissingHookHandlerError extends Error {
+  constructor(name: HookName, raisedBy?: string) {
+    super(`No handler is registered for the in-transaction hook ${name}${raisedBy ? `, which ${raisedBy} raises` : ''}: import the module that handles it`);
+    this.name = 'MissingHookHandlerError';
   }
 }

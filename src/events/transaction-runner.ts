@@ -29,10 +29,9 @@ export class Tx {
     return event;
   }
 
-  /** Raises an internal event handled inside this same transaction (see InTransactionHookMap). */
-  async raise<K extends HookName>(name: K, input: InTransactionHookMap[K]['input']): Promise<InTransactionHookMap[K]['output'] | undefined> {
-    const handler = this.hooks.handlerOf(name);
-    return handler ? handler(this, input) : undefined;
+  /** Raises an internal event handled inside this same transaction (see InTransactionHookMap); its handler must exist. */
+  async raise<K extends HookName>(name: K, input: InTransactionHookMap[K]['input']): Promise<InTransactionHookMap[K]['output']> {
+    return this.hooks.handlerOf(name)(this, input);
   }
 }
 

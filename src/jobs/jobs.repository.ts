@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { isUniqueViolation, returning } from '../common/database';
 import { Scope, scoped } from '../common/scope';
 import { Job, JobStatus, JobType } from './job.entity';
 
@@ -36,8 +37,7 @@ const RESULT_PK = 'job_results_pkey';
 
 /** True when a row's outcome could not be written because another run of the job recorded it first. */
 export function isOutcomeAlreadyRecorded(e: unknown): boolean {
-  const err = e as { code?: string; constraint?: string };
-  return err?.code === '23505' && err.constraint === RESULT_PK;
+  return isUniqueViolation(e, RESULT_PK);
 }
 
 /** Every query of the jobs feature. Partner-triggered reads go through Scoped. */
@@ -93,7 +93,8 @@ export class JobsRepository {
 
   /** Completes the job once every row has an outcome; false while some row has none. */
   async markCompleted(jobId: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
+    const rows = await returning<{ id: string }>(
+      this.dataSource,
       `UPDATE jobs j SET status = 'completed', completed_at = now()
         WHERE id = $1 AND status = 'running' AND (SELECT count(*) FROM job_results r WHERE r.job_id = j.id) = j.total
         RETURNING id`,

@@ -9,8 +9,7 @@ import { ListAccessRequestsQuery } from './dto/partner.dto';
 import { Partner } from './partner.entity';
 import { toAccessRequestView, toAdminAccessRequestView } from './partner.mapper';
 import { ProductionAccessRequest } from './production-access-request.entity';
-
-const UNIQUE_VIOLATION = '23505';
+import { isUniqueViolation } from '../common/database';
 
 /** A partner asks for live access with its test key; an admin approves (issuing the live key) or rejects. */
 @Injectable()
@@ -27,7 +26,7 @@ export class ProductionAccessService {
       return { request: toAccessRequestView(saved) };
     } catch (e) {
       // One pending request per partner is a database rule (partial unique index).
-      if ((e as { code?: string }).code === UNIQUE_VIOLATION) {
+      if (isUniqueViolation(e)) {
         const pending = await repo.findOneByOrFail({ partnerId, status: 'pending' });
         throw new DomainError('production_access_already_requested', { request_id: pending.id });
       }

@@ -8,8 +8,7 @@ import { Scope, scoped } from '../common/scope';
 import { TransactionRunner, Tx } from '../events/transaction-runner';
 import { CreateUserDto, ListUsersQuery, UpsertUserDto, UserDto } from './dto/user.dto';
 import { User } from './user.entity';
-
-const UNIQUE_VIOLATION = '23505';
+import { isUniqueViolation } from '../common/database';
 
 export function toUserView(u: User): UserDto {
   return { id: u.id, external_user_id: u.externalUserId, name: u.name, email: u.email, created_at: u.createdAt.toISOString() };
@@ -39,7 +38,7 @@ export class UsersService {
         return toUserView(user);
       });
     } catch (e) {
-      if ((e as { code?: string; constraint?: string }).code === UNIQUE_VIOLATION) {
+      if (isUniqueViolation(e)) {
         const existing = await scoped(this.dataSource.manager, scope).findOne(User, { externalUserId: dto.external_user_id });
         throw new DomainError('external_user_id_taken', { user_id: existing?.id });
       }

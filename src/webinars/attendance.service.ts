@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { returning, sql } from '../common/database';
 import { DomainError } from '../common/errors';
 import { offsetOf } from '../common/pagination';
-import { Scope, scoped } from '../common/scope';
+import { Mode, Scope, scoped } from '../common/scope';
 import { Tx, TransactionRunner } from '../events/transaction-runner';
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { AttendanceDto, AttendeeListDto, ListAttendeesQuery } from './dto/attendee.dto';
 import { toAttendeeView, WebinarLinks } from './webinar.mapper';
-import { currentStatus, returning, stateConflict } from './webinar-sql';
+import { currentStatus, stateConflict } from './webinar-sql';
 import { IssuedAttendeeToken, sha256Hex, WebinarTokens } from './webinar-tokens';
 import { WebinarAttendee } from './webinar-attendee.entity';
 import { WebinarsService } from './webinars.service';
@@ -69,7 +70,8 @@ export class AttendanceService {
 
   /** The join behind a personal link (`&a=<token>`): null when the token does not belong to this webinar. */
   async joinWithToken(webinarId: string, token: string): Promise<AttendanceDto | null> {
-    const [row] = await this.dataSource.query(
+    const [row] = await sql<{ partner_id: number; mode: Mode; user_id: number }>(
+      this.dataSource,
       `SELECT partner_id, mode, user_id FROM webinar_attendees WHERE webinar_id = $1 AND attendee_token_hash = $2`,
       [webinarId, sha256Hex(token)],
     );
@@ -97,13 +99,14 @@ export class AttendanceService {
     const user = await this.users.resolve(scope, ref, tx.em);
     const issued = this.tokens.newAttendeeToken();
     // A concurrent insert for the same user waits here and then does nothing, so one user never holds two seats.
-    const inserted = await tx.em.query(
+    const inserted = await sql<{ id: number }>(
+      tx.em,
       `INSERT INTO webinar_attendees (partner_id, mode, webinar_id, user_id, status, registered_at, attendee_token_hash, attendee_token_sealed)
        VALUES ($1, $2, $3, $4, 'registered', now(), $5, $6) ON CONFLICT (webinar_id, user_id) DO NOTHING RETURNING id`,
       [scope.partnerId, scope.mode, webinarId, user.id, issued.hash, issued.sealed],
     );
     const seats = inserted.length ? 1 : 0;
-    const [ok] = await returning(
+    const [ok] = await returning<{ id: string }>(
       tx.em,
       `UPDATE webinars SET seats_taken = seats_taken + $2
        WHERE id = $1 AND status = ANY($3::varchar[]) AND ($2 = 0 OR max_attendees IS NULL OR seats_taken < max_attendees) RETURNING id`,
@@ -123,7 +126,10 @@ export class AttendanceService {
    * so the migration voided it) or sealed under another WEBHOOK_SECRET_KEY gets the fresh token instead.
    */
   private async existingToken(tx: Tx, webinarId: string, userId: number, fresh: IssuedAttendeeToken): Promise<string> {
-    const [row] = await tx.em.query(`SELECT attendee_token_sealed FROM webinar_attendees WHERE webinar_id = $1 AND user_id = $2`, [webinarId, userId]);
+    const [row] = await sql<{ attendee_token_sealed: string | null }>(tx.em, `SELECT attendee_token_sealed FROM webinar_attendees WHERE webinar_id = $1 AND user_id = $2`, [
+      webinarId,
+      userId,
+    ]);
     const token = this.tokens.openAttendeeToken(row.attendee_token_sealed);
     if (token) return token;
     await tx.em.query(`UPDATE webinar_attendees SET attendee_token_hash = $3, attendee_token_sealed = $4 WHERE webinar_id = $1 AND user_id = $2`, [

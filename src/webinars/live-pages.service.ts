@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { sql } from '../common/database';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DomainError } from '../common/errors';
@@ -47,14 +48,15 @@ export class LivePagesService {
   /** Constant-time check of a host token against the stored hash. */
   async isHost(id: string, token: unknown): Promise<boolean> {
     if (!isTokenShaped(token)) return false;
-    const [row] = await this.dataSource.query(`SELECT host_token_hash FROM webinars WHERE id = $1`, [id]);
+    const [row] = await sql<{ host_token_hash: string }>(this.dataSource, `SELECT host_token_hash FROM webinars WHERE id = $1`, [id]);
     return row ? tokenMatches(token, row.host_token_hash) : false;
   }
 
   /** The attendee a personal token belongs to (for display), or null. */
   async attendeeName(id: string, token: unknown): Promise<string | null> {
     if (!isTokenShaped(token)) return null;
-    const [row] = await this.dataSource.query(
+    const [row] = await sql<{ name: string }>(
+      this.dataSource,
       `SELECT u.name FROM webinar_attendees a JOIN users u ON u.id = a.user_id WHERE a.webinar_id = $1 AND a.attendee_token_hash = $2`,
       [id, sha256Hex(token)],
     );
@@ -71,7 +73,7 @@ export class LivePagesService {
   async state(id: string): Promise<PageState> {
     const webinar = await this.load(id);
     if (!webinar) throw new DomainError('webinar_not_found');
-    const [{ joined }] = await this.dataSource.query(`SELECT count(*)::int AS joined FROM webinar_attendees WHERE webinar_id = $1 AND status = 'joined'`, [id]);
+    const [{ joined }] = await sql<{ joined: number }>(this.dataSource, `SELECT count(*)::int AS joined FROM webinar_attendees WHERE webinar_id = $1 AND status = 'joined'`, [id]);
     return {
       webinar_id: webinar.id,
       status: webinar.status,
@@ -84,12 +86,13 @@ export class LivePagesService {
 
   async hostState(id: string, token: unknown): Promise<HostPageState> {
     await this.requireHost(id, token);
-    const rows: Array<{ name: string; status: 'registered' | 'joined'; joined_at: Date | null }> = await this.dataSource.query(
+    const rows = await sql<{ name: string; status: 'registered' | 'joined'; joined_at: Date | null }>(
+      this.dataSource,
       `SELECT u.name, a.status, a.joined_at FROM webinar_attendees a JOIN users u ON u.id = a.user_id
        WHERE a.webinar_id = $1 ORDER BY a.joined_at ASC NULLS LAST, a.id ASC LIMIT $2`,
       [id, HOST_LIST_LIMIT],
     );
-    const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM webinar_attendees WHERE webinar_id = $1`, [id]);
+    const [{ total }] = await sql<{ total: number }>(this.dataSource, `SELECT count(*)::int AS total FROM webinar_attendees WHERE webinar_id = $1`, [id]);
     return {
       ...(await this.state(id)),
       registered_count: total,

@@ -12,7 +12,8 @@ import { CreateWebinarDto } from './dto/create-webinar.dto';
 import { ListWebinarsQuery, PublicWebinarsQuery } from './dto/list-webinars.query';
 import { CreatedWebinarDto, EndedWebinarDto, WebinarDto } from './dto/webinar.dto';
 import { actualMinutes, WebinarLinks } from './webinar.mapper';
-import { currentStatus, returning, stateConflict, WEBINAR_ID_SHAPE } from './webinar-sql';
+import { currentStatus, stateConflict, WEBINAR_ID_SHAPE } from './webinar-sql';
+import { returning, sql } from '../common/database';
 import { WebinarTokens } from './webinar-tokens';
 import { Webinar } from './webinar.entity';
 

@@ -212,7 +212,7 @@ describe('deliveries are driven by PostgreSQL: Redis losing its jobs loses no de
     worker = await startWorkerProcess('worker', workerEnv());
     await allArrive(sub, 20);
     expect((await deliveriesOf(sub.id)).every((d) => d.attempts === 1)).toBe(true);
-  });
+  }, 90_000); // a worker process to start and a 30 s wait for the sweep: more than the default test time on a loaded machine
 
   it('sends every delivery whose attempt was in flight when Redis was emptied, retries included', async () => {
     worker ??= await startWorkerProcess('worker', workerEnv());
@@ -228,7 +228,7 @@ describe('deliveries are driven by PostgreSQL: Redis losing its jobs loses no de
     const ids = receiver.at(sub.path).map((r) => r.headers['x-svc-delivery']);
     const failedFirst = ids.slice(0, 10).filter((_, i) => i % 2);
     for (const id of failedFirst) expect(ids.filter((x) => x === id).length).toBeGreaterThanOrEqual(2);
-  });
+  }, 90_000);
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -7,6 +7,9 @@ import { promisify } from 'node:util';
 import { startApp, TestApp } from '../support/app';
 import { OpenApiResponseValidator } from '../support/openapi-validator';
 
+// The linter and the type generator run as child processes that load large tools: slow on a loaded machine.
+jest.setTimeout(120_000);
+
 const ROOT = join(__dirname, '..', '..');
 
 let t: TestApp;

@@ -13,6 +13,8 @@ import { ensureWordVectors } from '../../src/search/semantic/word-vector-import'
  * Test files then work on their own rows (factories with unique values), so order never matters.
  */
 export default async function globalSetup(): Promise<void> {
+  // The integration and browser projects both name this set-up: the second call finds the run prepared.
+  if (process.env.PA_TEST_RUN) return;
   const run = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const base = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
   base.pathname = `/partner_api_test_${run}`;
@@ -26,13 +28,16 @@ export default async function globalSetup(): Promise<void> {
     RUN_WORKER: 'true',
     AUTO_MIGRATE: 'false',
     LOAD_DEMO_CATALOGUE: 'false',
+    // A loaded CI machine may take seconds to open a PostgreSQL connection: a wider request budget than production's
+    // 5 s keeps that from turning into 503s. Tests of the budget itself set their own.
+    REQUEST_TIMEOUT_MS: '15000',
     WEBHOOK_RETRY_DELAYS_MS: '300,300,300',
     WEBHOOK_TIMEOUT_MS: '2000',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     // Every test file calls from 127.0.0.1 and many send bad keys on purpose; the limit's own test sets 30.
     AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
   };
-  Object.assign(process.env, env);
+  Object.assign(process.env, env, { PA_TEST_RUN: run });
   await ensureDatabase(env.DATABASE_URL);
   await runMigrations(env.DATABASE_URL);
   // The embedded search engine's word vectors, imported once for the run (an app would import them on its first start).
