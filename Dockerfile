@@ -15,6 +15,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY data ./data
+# The partner's guide and the other docs, served at /docs/guide.
+COPY docs/*.md ./docs/
 USER node
 EXPOSE 3000
 CMD ["node", "dist/src/main.js"]

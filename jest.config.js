@@ -10,7 +10,7 @@ const common = {
   rootDir: '.',
   // Nest 12 (and a few test tools) ship ES modules only: swc compiles them (and our TypeScript) to CommonJS for jest.
   transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest'] },
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@apidevtools|pdf-parse|jose)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@apidevtools|pdf-parse|jose|marked)/)'],
 };
 const withServices = {
   ...common,

@@ -54,7 +54,7 @@ async function invariants(courseId) {
        (SELECT count(*) FROM credit_accounts a
          WHERE a.balance <> (SELECT coalesce(sum(t.amount), 0) FROM credit_transactions t WHERE t.user_id = a.user_id))::int AS balance_mismatches,
        (SELECT count(*) FROM credit_accounts WHERE balance < 0)::int AS negative_balances,
-       (SELECT enrolled FROM courses WHERE id = $1) AS course_enrolled,
+       (SELECT course_enrolled($1) AS enrolled) AS course_enrolled,
        (SELECT count(*) FROM enrollments WHERE course_id = $1)::int AS enrollment_rows,
        (SELECT count(*) FROM credit_transactions WHERE kind = 'enrollment')::int AS debits,
        (SELECT count(*) FROM events WHERE type = 'course.enrolled')::int AS enrolled_events,

@@ -1,26 +1,36 @@
 'use strict';
 /**
- * Enrolment and credits benchmark (issue 4). Run `npm run build` first, then `node bench/enroll.js`.
+ * Enrolment benchmark (issues 4 and 16). Run `npm run build` first, then `node bench/enroll.js`.
  *
  * Starts the built service (dist/src/main.js) against a scratch PostgreSQL database it creates (and drops afterwards),
  * creates an enterprise partner with the CLI, one hot published course and BENCH_USERS learners with credits
- * (seeded through the ledger, so balance = ledger sum holds from the start), then measures with autocannon:
- *   - POST /api/enroll with credit deduction, every request a distinct learner, all into the one hot course;
- *   - POST /api/credits/topup, distinct learners, each with a unique reference.
- * Afterwards it checks the invariants: every balance = its ledger sum, none negative, the course's enrolled count =
- * its enrolment rows = the 201s, one debit per enrolment. Any violation or non-2xx answer fails the run.
+ * (seeded through the ledger, so balance = ledger sum holds from the start), then, BENCH_ROUNDS times, alternately:
+ *   - service: POST /api/enroll with credit deduction through autocannon, every request a distinct learner, all into
+ *     the one hot course, BENCH_CONNECTIONS (32) connections;
+ *   - plain pg: the statements an enrolment makes (the learner and course reads in parallel, then BEGIN, the
+ *     enrolment INSERT, the ledger debit, the outbox INSERT, COMMIT), sent by BENCH_CONNECTIONS concurrent loops
+ *     over a `pg` pool of the service's size (20): no HTTP, no framework. The physical reference.
+ * Medians of both rates, and of the per-round ratio, are printed. Then top-ups (distinct learners, unique references).
+ * Afterwards it checks the invariants: every balance = its ledger sum, none negative, the course's exact enrolled count
+ * = its enrolment rows = debits = course.enrolled events. Any violation or non-2xx answer fails the run.
+ * BENCH_PG_PROFILE=true samples PostgreSQL's wait events during each run and prints pg_stat_statements (bench/pg-profile.js).
  *
  * Environment: BENCH_DATABASE_URL (admin connection, default postgres://postgres@127.0.0.1:5432/postgres),
- * BENCH_REDIS_URL (redis://127.0.0.1:6379/0), BENCH_DURATION seconds per run (10), BENCH_CONNECTIONS (32),
- * BENCH_USERS (40000), BENCH_LOG_LEVEL of the service (info, written to /dev/null).
+ * BENCH_REDIS_URL (redis://127.0.0.1:6379/0), BENCH_DURATION seconds per run (8), BENCH_ROUNDS (3),
+ * BENCH_CONNECTIONS (32), BENCH_USERS (60000), BENCH_LOG_LEVEL of the service (info, written to /dev/null).
  */
 const { existsSync } = require('node:fs');
+const { randomBytes } = require('node:crypto');
 const autocannon = require('autocannon');
-const { CLI, cli, dbName, freePort, MAIN, runBench, seedCourseAndLearners, serviceEnv, sql, start, waitFor } = require('./lib');
+const { Pool } = require('pg');
+const { CLI, cli, cpuMs, databaseUrl, dbName, freePort, MAIN, runBench, seedCourseAndLearners, serviceEnv, sql, start, waitFor } = require('./lib');
+const { formatStatements, formatWaits, sampleWaits, statements } = require('./pg-profile');
 
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const DURATION = Number(process.env.BENCH_DURATION ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const USERS = Number(process.env.BENCH_USERS ?? 40000);
+const USERS = Number(process.env.BENCH_USERS ?? 60000);
+const PROFILE = process.env.BENCH_PG_PROFILE === 'true';
 const COST = 5;
 
 /** Learners with COST × 4 credits each, seeded as ledger top-ups, and the hot course. */
@@ -29,9 +39,17 @@ async function seed(partnerId) {
   return { courseId, userIds: users.map((u) => u.id) };
 }
 
-/** Runs autocannon where every request takes the next learner from `userIds`. */
-function measure(url, key, path, bodyOf, userIds, limits = { duration: DURATION }, method = 'POST') {
+/** Learners not enrolled yet, shared by both sides so each enrolment is a distinct learner. */
+function learnerQueue(userIds) {
   let next = 0;
+  return () => {
+    if (next >= userIds.length) throw new Error('out of learners: raise BENCH_USERS');
+    return userIds[next++];
+  };
+}
+
+/** Runs autocannon where every request takes the next learner from `take`. */
+function measure(url, key, path, bodyOf, take, limits = { duration: DURATION }, method = 'POST') {
   return new Promise((resolve, reject) => {
     autocannon(
       {
@@ -39,17 +57,7 @@ function measure(url, key, path, bodyOf, userIds, limits = { duration: DURATION 
         connections: CONNECTIONS,
         ...limits,
         headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
-        requests: [
-          {
-            method,
-            path,
-            setupRequest: (req) => {
-              if (method === 'GET') return req;
-              // Past the last learner requests repeat one (and fail), which the run reports: raise BENCH_USERS.
-              return { ...req, body: JSON.stringify(bodyOf(userIds[Math.min(next++, userIds.length - 1)])) };
-            },
-          },
-        ],
+        requests: [{ method, path, setupRequest: (req) => (method === 'GET' ? req : { ...req, body: JSON.stringify(bodyOf(take())) }) }],
       },
       (err, r) => {
         if (err) return reject(err);
@@ -59,13 +67,85 @@ function measure(url, key, path, bodyOf, userIds, limits = { duration: DURATION 
   });
 }
 
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const id22 = () => randomBytes(16).toString('base64url').slice(0, 22);
+
+/** The service's enrolment statements from a plain pg pool, CONNECTIONS loops for DURATION seconds. */
+async function plainEnrolments(pool, scope, courseId, take) {
+  const latencies = [];
+  let ok = 0;
+  let bad = 0;
+  const until = Date.now() + DURATION * 1000;
+  const one = async () => {
+    const userId = take();
+    const started = performance.now();
+    const [user, course] = await Promise.all([
+      pool.query('SELECT id, external_user_id FROM users WHERE partner_id = $1 AND mode = $2 AND id = $3 LIMIT 1', [scope.partnerId, 'test', userId]),
+      pool.query('SELECT c.id, c.title, c.credit_cost, (SELECT count(*)::int FROM topics t WHERE t.course_id = c.id) AS total_topics FROM courses c WHERE c.id = $1 AND c.published', [courseId]),
+    ]);
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query(
+        `INSERT INTO enrollments (partner_id, mode, user_id, course_id, credits_deducted) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (user_id, course_id) DO NOTHING RETURNING id, enrolled_at`,
+        [scope.partnerId, 'test', user.rows[0].id, course.rows[0].id, COST],
+      );
+      const debit = await client.query(
+        `WITH acc AS (
+           UPDATE credit_accounts SET balance = balance - $1, updated_at = now()
+            WHERE user_id = $2 AND partner_id = $3 AND mode = $4 AND balance >= $1
+           RETURNING balance)
+         INSERT INTO credit_transactions (id, user_id, partner_id, mode, amount, kind, enrollment_id, balance_after)
+         SELECT $5, $2, $3, $4, -$1::int, 'enrollment', $6, acc.balance FROM acc
+         RETURNING balance_after`,
+        [COST, userId, scope.partnerId, 'test', `txn_${id22()}`, rows[0].id],
+      );
+      const payload = { enrollment_id: rows[0].id, user_id: userId, external_user_id: user.rows[0].external_user_id, course_id: courseId, course_title: course.rows[0].title, credits_deducted: COST, enrolled_at: rows[0].enrolled_at.toISOString() };
+      await client.query(
+        `INSERT INTO events (id, partner_id, mode, type, payload, occurred_at)
+         SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::varchar[], $5::jsonb[], $6::timestamptz[])`,
+        [[`evt_${id22()}`], [scope.partnerId], ['test'], ['course.enrolled'], [JSON.stringify(payload)], [rows[0].enrolled_at]],
+      );
+      await client.query('COMMIT');
+      if (!debit.rows.length) throw new Error('debit refused');
+      ok++;
+      latencies.push(performance.now() - started);
+    } catch (e) {
+      bad++;
+      await client.query('ROLLBACK').catch(() => undefined);
+      if (bad === 1) process.stderr.write(`plain enrolment failed: ${e.message}\n`);
+    } finally {
+      client.release();
+    }
+  };
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (Date.now() < until) await one();
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  return { rps: ok / ((Date.now() - started) / 1000), p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)), ok, bad };
+}
+
+/** Runs `fn` while sampling PostgreSQL's wait events (BENCH_PG_PROFILE=true). */
+async function profiled(label, fn) {
+  if (!PROFILE) return fn();
+  const sampler = sampleWaits(databaseUrl, dbName);
+  const result = await fn();
+  process.stderr.write(`--- ${label}: ${formatWaits(await sampler.stop())}\n`);
+  return result;
+}
+
 async function invariants(courseId) {
   const [row] = await sql(
     `SELECT
        (SELECT count(*) FROM credit_accounts a
          WHERE a.balance <> (SELECT coalesce(sum(t.amount), 0) FROM credit_transactions t WHERE t.user_id = a.user_id))::int AS balance_mismatches,
        (SELECT count(*) FROM credit_accounts WHERE balance < 0)::int AS negative_balances,
-       (SELECT enrolled FROM courses WHERE id = $1) AS course_enrolled,
+       ${(await sql(`SELECT to_regproc('course_enrolled') IS NOT NULL AS exact`))[0].exact ? 'course_enrolled($1)' : '(SELECT enrolled FROM courses WHERE id = $1)'} AS course_enrolled,
        (SELECT count(*) FROM enrollments WHERE course_id = $1)::int AS enrollment_rows,
        (SELECT count(*) FROM credit_transactions WHERE kind = 'enrollment')::int AS debits,
        (SELECT count(*) FROM events WHERE type = 'course.enrolled')::int AS enrolled_events,
@@ -83,26 +163,59 @@ async function main() {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   process.stderr.write(`scratch database ${dbName}\n`);
-  const service = start('service', MAIN, serviceEnv(port));
-  await waitFor(`${url}/health/ready`, service);
+  const serviceProcess = start('service', MAIN, serviceEnv(port));
+  await waitFor(`${url}/health/ready`, serviceProcess);
   const partner = await cli(['partner', 'create', '--name', 'Bench', '--email', 'bench@example.com', '--plan', 'enterprise'], serviceEnv(port));
   // The enterprise limit (500 req/s per key) would throttle the run; raised in this scratch database only.
   await sql(`UPDATE plans SET rate_limit_per_second = 1000000 WHERE code = 'enterprise'`);
   const { courseId, userIds } = await seed(partner.partner_id);
   process.stderr.write(`${userIds.length} learners, hot course ${courseId} (cost ${COST})\n`);
+  const take = learnerQueue(userIds);
+  const pool = new Pool({ connectionString: databaseUrl, max: 20 });
+  pool.on('error', () => undefined); // an idle client dropped with the scratch database at the end
+  const scope = { partnerId: partner.partner_id };
 
-  // Warm-up on learners the measured runs do not use (JIT, pools); counted in the invariants like any other.
-  const warm = userIds.splice(0, 500);
-  await measure(url, partner.api_key, '/api/enroll', (id) => ({ user_id: id, course_id: courseId }), warm, { amount: warm.length });
+  // Warm-up of both sides on learners the measured runs do not use (JIT, pools); counted in the invariants like any other.
+  await measure(url, partner.api_key, '/api/enroll', (id) => ({ user_id: id, course_id: courseId }), take, { amount: 500 });
+  await plainEnrolments(pool, scope, courseId, take);
+  if (PROFILE) await statements(databaseUrl, dbName, { reset: true });
 
-  // Baseline: the keyed request pipeline (guard, Redis rate limit and quota, envelope) around one primary-key read.
-  const read = await measure(url, partner.api_key, `/api/credits/balance/${userIds[0]}`, null, userIds, { duration: DURATION }, 'GET');
-  const half = Math.floor(userIds.length / 2);
-  const enroll = await measure(url, partner.api_key, '/api/enroll', (id) => ({ user_id: id, course_id: courseId }), userIds.slice(0, half));
+  const rounds = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    // Alternate which side goes first, so neither always runs on a warmer (or more bloated) table.
+    const runService = () =>
+      profiled(`service, round ${r + 1}`, async () => {
+        const cpuBefore = cpuMs(serviceProcess.pid);
+        const result = await measure(url, partner.api_key, '/api/enroll', (id) => ({ user_id: id, course_id: courseId }), take);
+        return { ...result, cpuPerRequest: (cpuMs(serviceProcess.pid) - cpuBefore) / result.total };
+      });
+    const runPlain = () => profiled(`plain pg, round ${r + 1}`, () => plainEnrolments(pool, scope, courseId, take));
+    let service;
+    let plain;
+    if (r % 2 === 0) {
+      service = await runService();
+      plain = await runPlain();
+    } else {
+      plain = await runPlain();
+      service = await runService();
+    }
+    rounds.push({ service, plain });
+    process.stderr.write(`round ${r + 1}: service ${service.rps.toFixed(0)}/s (p99 ${service.p99} ms, ${service.cpuPerRequest.toFixed(2)} ms CPU/request), plain pg ${plain.rps.toFixed(0)}/s (p99 ${plain.p99} ms), ratio ${(service.rps / plain.rps).toFixed(2)}\n`);
+  }
+  await pool.end();
+  const pgStatements = PROFILE ? await statements(databaseUrl, dbName) : undefined;
+  // Whether the count's updates stayed HOT (no index entries written): the hot-row symptom of issue 16.
+  const hot = PROFILE
+    ? await sql(`SELECT relname, n_tup_upd::int AS updates, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables WHERE relname IN ('courses', 'course_enrollment_counts') ORDER BY relname`)
+    : [];
   let ref = 0;
-  const topup = await measure(url, partner.api_key, '/api/credits/topup', (id) => ({ user_id: id, amount: 3, source: 'bench', reference: `${dbName}-${ref++}` }), userIds.slice(half));
+  const topup = await measure(url, partner.api_key, '/api/credits/topup', (id) => ({ user_id: id, amount: 3, source: 'bench', reference: `${dbName}-${ref++}` }), take, { duration: Math.min(DURATION, 5) });
   const inv = await invariants(courseId);
 
+  const serviceRps = median(rounds.map((r) => r.service.rps));
+  const plainRps = median(rounds.map((r) => r.plain.rps));
+  const ratio = median(rounds.map((r) => r.service.rps / r.plain.rps));
+  const enrollBad = rounds.reduce((n, r) => n + r.service.bad + r.plain.bad, 0);
   const violations = [];
   if (inv.balance_mismatches) violations.push(`${inv.balance_mismatches} balances differ from their ledger sum`);
   if (inv.negative_balances) violations.push(`${inv.negative_balances} negative balances`);
@@ -111,15 +224,19 @@ async function main() {
   if (inv.enrolled_events !== inv.enrollment_rows) violations.push(`${inv.enrolled_events} course.enrolled events for ${inv.enrollment_rows} enrolments`);
   // Requests still in flight when a run stops complete on the server without being counted by autocannon.
   if (inv.topups < topup.ok) violations.push(`${inv.topups} top-up rows for ${topup.ok} successful top-ups`);
-  if (enroll.bad || topup.bad) violations.push(`non-2xx or failed requests: enrol ${enroll.bad}, top-up ${topup.bad}`);
+  if (enrollBad || topup.bad) violations.push(`non-2xx or failed requests: enrol ${enrollBad}, top-up ${topup.bad}`);
 
   const lines = [
-    `${CONNECTIONS} connections, ${DURATION} s per run, Node ${process.version}`,
-    `enrol with credit deduction (distinct learners, one hot course): ${enroll.rps.toFixed(0)} req/s, p50 ${enroll.p50} ms, p99 ${enroll.p99} ms (${enroll.ok} enrolments; target ≥ 400/s: ${enroll.rps >= 400 ? 'met' : 'MISSED'})`,
-    `baseline GET /api/credits/balance/:id (keyed pipeline, one read): ${read.rps.toFixed(0)} req/s, p50 ${read.p50} ms, p99 ${read.p99} ms`,
-    `top-up (distinct learners, unique references):                  ${topup.rps.toFixed(0)} req/s, p50 ${topup.p50} ms, p99 ${topup.p99} ms (${topup.ok} top-ups)`,
+    `${CONNECTIONS} concurrent, ${DURATION} s per run, ${ROUNDS} interleaved rounds, Node ${process.version}`,
+    `enrol with credit deduction, one hot course (medians):`,
+    `  service (HTTP, keyed):    ${serviceRps.toFixed(0)}/s   rounds: ${rounds.map((r) => `${r.service.rps.toFixed(0)} (p50 ${r.service.p50}, p99 ${r.service.p99} ms)`).join(', ')}`,
+    `  plain pg, same statements: ${plainRps.toFixed(0)}/s   rounds: ${rounds.map((r) => `${r.plain.rps.toFixed(0)} (p50 ${r.plain.p50}, p99 ${r.plain.p99} ms)`).join(', ')}`,
+    `  service CPU per enrolment (its process, user+system): ${median(rounds.map((r) => r.service.cpuPerRequest)).toFixed(2)} ms`,
+    `  ratio service / plain: ${ratio.toFixed(2)} (target ≥ 0.5: ${ratio >= 0.5 ? 'met' : 'MISSED'}); service ≥ 400/s: ${serviceRps >= 400 ? 'met' : 'MISSED'}`,
+    `top-up (distinct learners, unique references): ${topup.rps.toFixed(0)} req/s, p50 ${topup.p50} ms, p99 ${topup.p99} ms (${topup.ok} top-ups)`,
     `invariants: ${JSON.stringify(inv)}`,
     violations.length ? `VIOLATIONS: ${violations.join('; ')}` : 'invariants hold: balance = ledger sum for every account, none negative, course enrolled = enrolment rows = debits = events',
+    ...(PROFILE ? [formatStatements(pgStatements), `updates (HOT of all): ${hot.map((h) => `${h.relname} ${h.hot} of ${h.updates}`).join(', ')}`] : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   if (violations.length) process.exitCode = 1;

@@ -3,6 +3,7 @@
  * afterwards), the built service's environment, the CLI, readiness polling and a free port.
  */
 const { execFile, spawn } = require('node:child_process');
+const { readFileSync } = require('node:fs');
 const { randomBytes } = require('node:crypto');
 const net = require('node:net');
 const { join } = require('node:path');
@@ -10,8 +11,10 @@ const { Client } = require('pg');
 const Redis = require('ioredis');
 
 const ROOT = join(__dirname, '..');
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
-const CLI = join(ROOT, 'dist', 'src', 'cli.js');
+// BENCH_SERVICE_ROOT runs another build of the service (e.g. a checkout of main) under the same benchmark: before/after.
+const SERVICE_ROOT = process.env.BENCH_SERVICE_ROOT ?? ROOT;
+const MAIN = join(SERVICE_ROOT, 'dist', 'src', 'main.js');
+const CLI = join(SERVICE_ROOT, 'dist', 'src', 'cli.js');
 
 const run = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
 const adminUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
@@ -47,6 +50,9 @@ function serviceEnv(port, extra = {}) {
     AUTO_MIGRATE: 'true',
     LOAD_DEMO_CATALOGUE: 'false',
     BENCH_DISABLE_AUTH: 'false',
+    // The embedded search engine's one-off start-up (importing word vectors into a fresh database, building its index:
+    // 10–60 s of a core here) would overlap the measured runs; bench:search measures the engine. BENCH_SEARCH_ENGINE=true keeps it.
+    SEARCH_EMBEDDED_ENGINE: process.env.BENCH_SEARCH_ENGINE ?? 'false',
     ...extra,
   };
 }
@@ -54,7 +60,7 @@ function serviceEnv(port, extra = {}) {
 /** Starts a Node script (the service or a helper app); stopped by cleanup(). BENCH_NODE_FLAGS go to the service. */
 function start(name, script, env) {
   const flags = script === MAIN && process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [];
-  const child = spawn(process.execPath, [...flags, script], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...flags, script], { cwd: script === MAIN ? SERVICE_ROOT : ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   child.on('exit', (code) => {
@@ -81,11 +87,24 @@ async function waitFor(url, child, timeoutMs = 120_000) {
 /** Runs one operator CLI command and returns the JSON object it printed. */
 function cli(args, env) {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CLI, ...args], { cwd: ROOT, env }, (err, stdout, stderr) => {
+    execFile(process.execPath, [CLI, ...args], { cwd: SERVICE_ROOT, env }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`cli ${args.join(' ')} failed: ${stderr || err.message}`));
       resolve(JSON.parse(stdout.trim().split('\n').pop()));
     });
   });
+}
+
+/**
+ * CPU time (user + system, ms) a process has used so far, from /proc (Linux; clock ticks of 10 ms). CPU per request
+ * moves far less than req/s when other work shares the machine, so the benchmarks print both.
+ */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
 }
 
 /** One statement on the scratch database; returns its rows. */
@@ -159,4 +178,4 @@ function runBench(main, extraCleanup = () => undefined) {
     });
 }
 
-module.exports = { ROOT, MAIN, CLI, dbName, freePort, serviceEnv, start, waitFor, cli, sql, seedCourseAndLearners, runBench };
+module.exports = { ROOT, MAIN, CLI, dbName, databaseUrl, adminUrl, cpuMs, freePort, serviceEnv, start, waitFor, cli, sql, seedCourseAndLearners, runBench };

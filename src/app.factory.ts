@@ -3,7 +3,6 @@ import corsMiddleware from 'cors';
 import type { NextFunction, Request, Response } from 'express';
 import { NestFactory, Reflector } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { Logger } from 'nestjs-pino';
 import { ADMIN_QUEUES_PATH, AdminQueuesBoard } from './admin-queues/admin-queues.board';
 import { AppModule } from './app.module';
 import { answerClientErrorsWithEnvelope } from './common/client-error';
@@ -16,6 +15,7 @@ import { AppConfig } from './config/config';
 import { warnAboutDevelopmentDefaults } from './config/development-defaults';
 import { MetricsService } from './metrics/metrics.service';
 import { CorsOrigins } from './partners/cors-origins';
+import { AppLogger, requestLogging } from './logging';
 import { setupSwagger } from './swagger';
 
 /** Routes served outside the /api prefix: probes, documentation, pages and generated images. */
@@ -44,8 +44,11 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     // calling process.exit itself.
     abortOnError: false,
   });
-  app.useLogger(app.get(Logger));
-  warnAboutDevelopmentDefaults(app.get(Logger), config);
+  const logger = app.get(AppLogger);
+  app.useLogger(logger);
+  warnAboutDevelopmentDefaults(logger, config);
+  // Before anything else: the request id, kept for every log line written on the request's behalf, and its log line.
+  app.use(requestLogging(logger.pino));
   // First of all: a request is answered within REQUEST_TIMEOUT_MS even when PostgreSQL or Redis is stuck.
   app.use(requestDeadline(config.requestTimeoutMs));
   answerClientErrorsWithEnvelope(app.getHttpServer());
@@ -69,7 +72,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     },
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: ['X-API-Key', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
-    exposedHeaders: ['X-Request-Id', 'Location', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed'],
+    exposedHeaders: ['X-Request-Id', 'Location', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'ETag'],
     maxAge: 600,
   });
   // Server-to-server calls carry no Origin: they skip CORS entirely (the allowlist itself is checked by the guard).

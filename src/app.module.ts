@@ -1,6 +1,5 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
-import { LoggerModule } from 'nestjs-pino';
 import { jsonBody } from './common/json-body.middleware';
 import { loadConfigOrExit } from './config/config';
 import { AdminQueuesModule } from './admin-queues/admin-queues.module';
@@ -11,7 +10,7 @@ import { CoursesModule } from './courses/courses.module';
 import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
-import { loggerParams } from './logging';
+import { LoggingModule } from './logging';
 import { MetricsModule } from './metrics/metrics.module';
 import { RedisModule } from './redis/redis.module';
 import { UsersModule } from './users/users.module';
@@ -27,6 +26,7 @@ import { SearchModule } from './search/search.module';
 import { SearchWorkerModule } from './search/search-worker.module';
 import { JobsModule } from './jobs/jobs.module';
 import { JobsWorkerModule } from './jobs/worker/jobs-worker.module';
+import { CoursesWorkerModule } from './courses/worker/courses-worker.module';
 
 export interface AppModuleOptions {
   /** Serve HTTP routes (the API process). */
@@ -51,14 +51,14 @@ const CORE = [
 const FEATURES = [AuthModule, PartnersModule, CoursesModule, UsersModule, CreditsModule, EnrollmentModule, CertificatesModule, IdempotencyModule, WebhooksModule, WebinarsModule, SearchModule, JobsModule, HealthModule];
 
 /** Modules holding BullMQ processors and background loops, loaded where `worker` is on. */
-const WORKERS: DynamicModule['imports'] = [WebhooksWorkerModule, SearchWorkerModule, JobsWorkerModule, IdempotencyWorkerModule];
+const WORKERS: DynamicModule['imports'] = [WebhooksWorkerModule, SearchWorkerModule, JobsWorkerModule, IdempotencyWorkerModule, CoursesWorkerModule];
 
 @Module({})
 export class AppModule implements NestModule {
   static register(options: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [LoggerModule.forRoot(loggerParams(loadConfigOrExit(), options.logStream)), ...CORE, ...FEATURES, ...(options.api ? [AdminQueuesModule] : []), ...(options.worker ? (WORKERS ?? []) : [])],
+      imports: [LoggingModule.forRoot(loadConfigOrExit(), options.logStream), ...CORE, ...FEATURES, ...(options.api ? [AdminQueuesModule] : []), ...(options.worker ? (WORKERS ?? []) : [])],
     };
   }
 

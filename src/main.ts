@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Logger } from 'nestjs-pino';
+import { AppLogger } from './logging';
 import { createApp } from './app.factory';
 import { loadConfigOrExit } from './config/config';
 import { CatalogueLoader } from './courses/catalogue/catalogue-loader.service';
@@ -13,10 +13,10 @@ async function main(): Promise<void> {
   const app = await createApp(config);
   if (config.loadDemoCatalogue) {
     const loaded = await app.get(CatalogueLoader).loadIfEmpty();
-    if (loaded) app.get(Logger).log(loaded, 'Demo catalogue loaded');
+    if (loaded) app.get(AppLogger).log(loaded, 'Demo catalogue loaded');
   }
   await app.listen(config.port, config.host);
-  app.get(Logger).log(`Partner API listening on ${config.publicBaseUrl} (docs at ${config.publicBaseUrl}/docs)`);
+  app.get(AppLogger).log(`Partner API listening on ${config.publicBaseUrl} (docs at ${config.publicBaseUrl}/docs)`);
 }
 
 main().catch((e) => {

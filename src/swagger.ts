@@ -2,8 +2,10 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, getSchemaPath, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { ResponseObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ERROR_CODES } from './common/errors';
-import { ErrorEnvelopeDto } from './common/swagger';
+import { ErrorEnvelopeDto, ETAG_HEADER } from './common/swagger';
 import { AppConfig } from './config/config';
+import { guideHandler, GUIDE_PATH, renderGuidePages } from './openapi/guide-page';
+import { finishDocument } from './openapi/post-process';
 
 export const API_KEY_SCHEME = 'api_key';
 
@@ -31,6 +33,8 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
       [
         'Embed courses, enrolments, certificates, credits, live webinars and course search in your product, and receive signed webhooks.',
         '',
+        `**Start with the [partner's guide](${GUIDE_PATH})**: keys and modes, plans and quotas, every error code, pagination, idempotency, webhooks and how to verify their signatures. This document is also available as [JSON](/docs/openapi.json) and [YAML](/docs/openapi.yaml); the nine webhook events are in its \`webhooks\` section.`,
+        '',
         'Authenticate with the `X-API-Key` header (`eck_test_…` for test mode, `eck_live_…` for live mode). Register at `POST /api/partners/register` to get a test key instantly.',
         '',
         'Successful responses are `{ "status": "success", "data": … }`; errors are `{ "status": "error", "error": { "code", "message", "details?", "request_id" } }`. Certificate verification alone has no envelope.',
@@ -53,11 +57,16 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
         op.security = [];
         delete op['x-public'];
       }
+      // Conditional GETs (ApiConditional): their 200 and 304 carry the ETag header.
+      if (op['x-conditional']) {
+        for (const status of ['200', '304']) if (op.responses[status]) op.responses[status].headers = { ...op.responses[status].headers, ETag: ETAG_HEADER };
+        delete op['x-conditional'];
+      }
       // Any /api route can fail unexpectedly (contract section 2): the same 500 envelope everywhere.
       if (path.startsWith('/api/')) op.responses['500'] ??= { $ref: `#/components/responses/${INTERNAL_ERROR}` };
     }
   }
-  return document;
+  return finishDocument(document) as OpenAPIObject;
 }
 
 const INTERNAL_ERROR = 'InternalError';
@@ -83,6 +92,11 @@ export function setupSwagger(app: INestApplication, config: AppConfig): void {
     res.setHeader('X-Frame-Options', 'DENY');
     next();
   });
+  // The partner's guide (docs/partner-guide.md) and the other docs/*.md pages, rendered once.
+  const pages = renderGuidePages();
+  const http = app.getHttpAdapter();
+  http.get(GUIDE_PATH, guideHandler(pages));
+  http.get(`${GUIDE_PATH}/:name`, guideHandler(pages));
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs/openapi.json',
     yamlDocumentUrl: 'docs/openapi.yaml',

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { Logger } from 'nestjs-pino';
+import { AppLogger } from './logging';
 import { AppModule } from './app.module';
 import { loadConfigOrExit } from './config/config';
 import { warnAboutDevelopmentDefaults } from './config/development-defaults';
@@ -13,11 +13,11 @@ async function main(): Promise<void> {
   await ensureDatabase(config.databaseUrl);
   if (config.autoMigrate) await runMigrations(config.databaseUrl);
   const app = await NestFactory.createApplicationContext(AppModule.register({ api: false, worker: true }), { bufferLogs: true, abortOnError: false });
-  app.useLogger(app.get(Logger));
-  warnAboutDevelopmentDefaults(app.get(Logger), config);
+  app.useLogger(app.get(AppLogger));
+  warnAboutDevelopmentDefaults(app.get(AppLogger), config);
   app.enableShutdownHooks();
   await app.init();
-  app.get(Logger).log('Worker started');
+  app.get(AppLogger).log('Worker started');
 }
 
 main().catch((e) => {

@@ -21,7 +21,7 @@ export async function dataChecks(db: DataSource): Promise<Check[]> {
   const [orphanLedger] = await db.query(`
     SELECT count(DISTINCT t.user_id)::int AS n FROM credit_transactions t LEFT JOIN credit_accounts a ON a.user_id = t.user_id WHERE a.user_id IS NULL`);
   const [counts] = await db.query(`
-    SELECT count(*)::int AS courses, count(*) FILTER (WHERE c.enrolled <> coalesce(e.n, 0))::int AS mismatched, coalesce(sum(e.n), 0)::int AS enrolments
+    SELECT count(*)::int AS courses, count(*) FILTER (WHERE course_enrolled(c.id) <> coalesce(e.n, 0))::int AS mismatched, coalesce(sum(e.n), 0)::int AS enrolments
       FROM courses c LEFT JOIN (SELECT course_id, count(*) AS n FROM enrollments GROUP BY course_id) e ON e.course_id = c.id`);
   const [completed] = await db.query(`
     SELECT count(*) FILTER (WHERE status = 'completed')::int AS completed,

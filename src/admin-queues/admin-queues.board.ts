@@ -8,6 +8,7 @@ import Redis from 'ioredis';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { JOBS_QUEUE } from '../jobs/job-queue';
+import { queueOptions } from '../redis/queue-options';
 import { SEARCH_EMBEDDINGS_QUEUE } from '../search/embed-pending-courses.job';
 import { queuePrefix, WEBHOOK_QUEUE } from '../webhooks/webhook-queue';
 import { AdminBasicAuth } from './admin-basic-auth';
@@ -33,8 +34,7 @@ export class AdminQueuesBoard implements OnApplicationShutdown {
     this.connection = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000 });
     this.connection.on('error', () => undefined);
     this.queues = [WEBHOOK_QUEUE, SEARCH_EMBEDDINGS_QUEUE, JOBS_QUEUE].map((name) => {
-      // Read-only: the producers own the queues' settings (e.g. the events stream's length), the board must not reset them.
-      const queue = new Queue(name, { connection: this.connection, prefix: queuePrefix(config), skipMetasUpdate: true });
+      const queue = new Queue(name, queueOptions(this.connection, queuePrefix(config)));
       queue.on('error', () => undefined);
       return queue;
     });

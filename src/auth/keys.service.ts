@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { returning } from '../common/database';
 import { DomainError } from '../common/errors';
 import { newId } from '../common/ids';
 import type { Mode } from '../common/scope';
@@ -69,14 +70,8 @@ export class KeysService {
 
   async revoke(keyId: string): Promise<KeyView> {
     if (!/^key_[0-9A-Za-z]{1,36}$/.test(keyId)) throw new DomainError('api_key_not_found');
-    const rows: ApiKey[] = await this.dataSource
-      .createQueryBuilder()
-      .update(ApiKey)
-      .set({ revokedAt: () => 'coalesce(revoked_at, now())' })
-      .where('id = :keyId', { keyId })
-      .returning('*')
-      .execute()
-      .then((r) => r.raw);
+    // id: varchar
+    const rows = await returning<{ id: string }>(this.dataSource, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id`, [keyId]);
     if (!rows.length) throw new DomainError('api_key_not_found');
     await this.store.invalidate();
     const key = await this.dataSource.getRepository(ApiKey).findOneByOrFail({ id: keyId });

@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { sqlOne } from '../common/database';
 import type { Mode } from '../common/scope';
 import { RedisService } from '../redis/redis.service';
 
@@ -32,7 +33,9 @@ export class UsageCounters implements OnApplicationBootstrap, BeforeApplicationS
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => (this.flushing ??= this.flush().finally(() => (this.flushing = undefined))), USAGE_FLUSH_MS);
+    this.timer = setInterval(() => {
+      this.flushing ??= this.flush().finally(() => (this.flushing = undefined));
+    }, USAGE_FLUSH_MS);
     this.timer.unref();
   }
 
@@ -88,7 +91,8 @@ export class UsageCounters implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   private async load(counter: Counter): Promise<number> {
-    const [row] = await this.dataSource.query(`SELECT calls FROM usage_counters WHERE partner_id = $1 AND mode = $2 AND month = $3`, [
+    // calls: bigint, which pg returns as a string
+    const row = await sqlOne<{ calls: string }>(this.dataSource, `SELECT calls FROM usage_counters WHERE partner_id = $1 AND mode = $2 AND month = $3`, [
       counter.partnerId,
       counter.mode,
       counter.month,

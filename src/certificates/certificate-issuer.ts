@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { sql } from '../common/database';
 import type { Scope } from '../common/scope';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
@@ -52,7 +53,9 @@ export class CertificateIssuer implements OnModuleInit {
   private async insert(tx: Tx, req: IssueRequest): Promise<Certificate | null> {
     const courseTitle = await this.courseTitle(tx.em, req.courseId);
     const id = newCertificateId(req.scope.mode, req.issuedOn);
-    const rows: Array<{ created_at: Date }> = await tx.em.query(
+    // created_at: timestamptz
+    const rows = await sql<{ created_at: Date }>(
+      tx.em,
       `INSERT INTO certificates (id, partner_id, mode, user_id, course_id, enrollment_id, holder_name, course_title, issued_at, override_quiz)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        ON CONFLICT (enrollment_id) DO NOTHING

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../auth/auth-context';
+import { returning } from '../common/database';
 import { DomainError } from '../common/errors';
 import { Scope } from '../common/scope';
 import { EnrollmentsService } from '../enrollment/enrollments.service';
@@ -72,10 +73,8 @@ export class CertificatesService {
   /** Admin revoke: idempotent, the first revocation time is kept. */
   async revoke(rawId: string): Promise<RevokedCertificateDto> {
     const id = normalizeCertificateId(rawId);
-    // TypeORM answers an UPDATE … RETURNING with [rows, affected].
-    const [rows]: [Array<{ id: string }>, number] = id
-      ? await this.dataSource.query(`UPDATE certificates SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id`, [id])
-      : [[], 0];
+    // id: varchar
+    const rows = id ? await returning<{ id: string }>(this.dataSource, `UPDATE certificates SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id`, [id]) : [];
     if (!rows.length) throw new DomainError('certificate_not_found');
     const cert = await this.dataSource.getRepository(Certificate).findOneOrFail({ where: { id: rows[0].id } });
     return { ...toCertificateView(cert, this.issuer.urls), revoked_at: cert.revokedAt!.toISOString() };

@@ -1,4 +1,8 @@
+import { DataSource } from 'typeorm';
+import { ApiKey } from '../auth/api-key.entity';
+import { hashApiKey, parseApiKey } from '../auth/api-key';
 import { KeysService } from '../auth/keys.service';
+import { DomainError } from '../common/errors';
 import { MODES, Mode } from '../common/scope';
 import { PartnersService } from '../partners/partners.service';
 import { PLAN_CODES, PlanCode } from '../partners/plan.entity';
@@ -28,12 +32,21 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
       plan: plan as PlanCode,
       mode,
     });
-    return { partner_id: created.partner.id, api_key: created.api_key.key, mode, plan };
+    // key_id is what `key revoke` takes (the key itself works too).
+    return { partner_id: created.partner.id, key_id: created.api_key.id, api_key: created.api_key.key, mode, plan };
   },
 
   'key revoke': async (app, args) => {
-    const keyId = args.words[2];
-    if (!keyId) throw new UsageError('key revoke needs a KEY_ID');
+    const given = args.words[2];
+    if (!given) throw new UsageError('key revoke needs a KEY_ID or the key itself');
+    let keyId = given;
+    if (given.startsWith('eck_')) {
+      // The key itself: found by its hash (keys are stored only as SHA-256).
+      if (!parseApiKey(given)) throw new DomainError('api_key_not_found');
+      const row = await app.get(DataSource).getRepository(ApiKey).findOne({ where: { keyHash: hashApiKey(given) }, select: { id: true } });
+      if (!row) throw new DomainError('api_key_not_found');
+      keyId = row.id;
+    }
     const key = await app.get(KeysService).revoke(keyId);
     return { id: key.id, revoked_at: key.revoked_at };
   },

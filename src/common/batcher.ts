@@ -40,12 +40,8 @@ export class Batcher<I, O> {
     if (!this.waiting.length || this.inFlight >= this.options.maxInFlight) return;
     const batch = this.waiting.splice(0, this.options.maxBatch);
     this.inFlight++;
-    let outputs: Promise<O[]>;
-    try {
-      outputs = this.run(batch.map((w) => w.input));
-    } catch (e) {
-      outputs = Promise.reject(e);
-    }
+    // The async wrapper calls `run` at once and turns a synchronous throw into a rejection of this batch.
+    const outputs = (async () => this.run(batch.map((w) => w.input)))();
     outputs
       .then(
         (out) => batch.forEach((w, i) => w.resolve(out[i])),

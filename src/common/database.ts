@@ -30,6 +30,13 @@ export async function returning<T>(db: Queryable, text: string, params: unknown[
   return result as T[];
 }
 
+/** How many rows an UPDATE or DELETE without RETURNING changed (the `affected` half of TypeORM's `[rows, affected]`). */
+export async function affected(db: Queryable, text: string, params: unknown[] = []): Promise<number> {
+  const result = await db.query(text, params);
+  if (Array.isArray(result) && result.length === 2 && typeof result[1] === 'number') return result[1];
+  throw new Error('affected() expects an UPDATE or DELETE statement');
+}
+
 /** True for PostgreSQL's unique violation (23505), optionally of one named constraint or index. */
 export function isUniqueViolation(e: unknown, constraint?: string): boolean {
   const err = e as { code?: unknown; constraint?: unknown; driverError?: { code?: unknown; constraint?: unknown } } | null;

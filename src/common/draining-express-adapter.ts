@@ -1,5 +1,5 @@
 import { ExpressAdapter } from '@nestjs/platform-express';
-import type { NextFunction, Request, Response } from 'express';
+import type { Express, NextFunction, Request, Response } from 'express';
 import type { Server } from 'node:http';
 
 /** How long in-flight requests get to finish once shutdown starts; stragglers are then cut. */
@@ -18,7 +18,7 @@ export class DrainingExpressAdapter extends ExpressAdapter {
 
   constructor(private readonly drainTimeoutMs = DRAIN_TIMEOUT_MS) {
     super();
-    this.instance.use((req: Request, res: Response, next: NextFunction) => {
+    this.getInstance<Express>().use((req: Request, res: Response, next: NextFunction) => {
       this.inFlight++;
       res.once('close', () => this.inFlight--);
       if (this.draining) res.setHeader('Connection', 'close');
@@ -26,6 +26,20 @@ export class DrainingExpressAdapter extends ExpressAdapter {
     });
   }
 
+  /**
+   * Nest mounts its not-found handler under the global prefix and on excluded routes only, so any other unknown
+   * path (`/nope`) would get Express's HTML page. Mounted once more at the root, after every route, every unknown
+   * path answers the JSON envelope (404 `route_not_found`, or 405 when the path exists for other methods).
+   */
+  override setNotFoundHandler(handler: Parameters<ExpressAdapter['setNotFoundHandler']>[0], prefix?: string, excludedRoutes?: Parameters<ExpressAdapter['setNotFoundHandler']>[2]) {
+    const result = super.setNotFoundHandler(handler, prefix, excludedRoutes);
+    if (prefix) this.use(handler);
+    return result;
+  }
+
+  // NestApplication.close() awaits beforeClose (HttpServer declares it `beforeClose?(): any`); only ExpressAdapter's
+  // own declaration says void, so the promise returned here is waited for, not dropped.
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- awaited by NestApplication.close()
   override async beforeClose(): Promise<void> {
     super.beforeClose();
     if (this.draining) return;

@@ -1,8 +1,9 @@
-import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, Logger, NotFoundException } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { allowedMethods } from './allowed-methods';
 import { renderError } from './error-response';
 import { DomainError } from './errors';
-import { requestIdOf } from './request-id';
+import { assignRequestId, requestIdOf } from './request-id';
 import { MetricsService } from '../metrics/metrics.service';
 
 /** The single place where anything thrown becomes the contract's error envelope. */
@@ -16,7 +17,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const ctx = host.switchToHttp();
     const req = ctx.getRequest<Request>();
     const res = ctx.getResponse<Response>();
-    const rendered = renderError(exception, requestIdOf(req));
+    // Requests no logger saw (unknown paths, probes) get their id here too, so every error carries one.
+    const rendered = renderError(noRouteFor(exception, req), res.headersSent ? requestIdOf(req) : assignRequestId(req, res));
     this.metrics?.apiErrors.inc({ code: rendered.body.error.code });
     if (rendered.unexpected) {
       this.logger.error({ err: exception, request_id: rendered.body.error.request_id }, 'Unhandled error');
@@ -31,4 +33,15 @@ export class AllExceptionsFilter implements ExceptionFilter {
     for (const [k, v] of Object.entries(rendered.headers)) res.setHeader(k, v);
     res.status(rendered.status).json(rendered.body);
   }
+}
+
+/**
+ * Nest's not-found handler throws `Cannot METHOD /path` when no route matched. When the path exists for other
+ * methods the answer is 405 `method_not_allowed` with `Allow` (contract section 18), otherwise 404 `route_not_found`.
+ */
+function noRouteFor(exception: unknown, req: Request): unknown {
+  if (!(exception instanceof NotFoundException) || !exception.message.startsWith('Cannot ')) return exception;
+  const allow = allowedMethods(req);
+  if (allow.length === 0) return new DomainError('route_not_found');
+  return new DomainError('method_not_allowed', { allow }, undefined, { Allow: allow.join(', ') });
 }

@@ -2,10 +2,12 @@ import express, { NextFunction, Request, Response } from 'express';
 import { DomainError } from './errors';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
-const parser = express.json({ limit: '100kb', strict: true, type: 'application/json' });
+// strict: false parses any JSON value, so `null`, `3` or `[]` are a well-formed body of the wrong shape (400
+// validation_failed below), not "not valid JSON".
+const parser = express.json({ limit: '100kb', strict: false, type: 'application/json' });
 // POST /api/enroll/bulk: 1,000 rows with the longest ids are about 200 kB of JSON.
 const LARGE_BODY_LIMIT = '512kb';
-const largeParser = express.json({ limit: LARGE_BODY_LIMIT, strict: true, type: 'application/json' });
+const largeParser = express.json({ limit: LARGE_BODY_LIMIT, strict: false, type: 'application/json' });
 const LARGE_BODY_PATHS = new Set(['/api/enroll/bulk']);
 
 function parserFor(req: Request): { parse: typeof parser; large: boolean } {

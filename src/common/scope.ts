@@ -1,4 +1,5 @@
-import { Column, EntityManager, EntityMetadata, EntityTarget, FindOptionsWhere, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { Column, DeepPartial, EntityManager, EntityMetadata, EntityTarget, FindOptionsWhere, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { sql } from './database';
 
 export type Mode = 'test' | 'live';
 export const MODES: Mode[] = ['test', 'live'];
@@ -29,7 +30,7 @@ export class Scoped {
   ) {}
 
   where<T extends PartnerOwned>(where: FindOptionsWhere<T> = {}): FindOptionsWhere<T> {
-    return { ...where, partnerId: this.scope.partnerId, mode: this.scope.mode } as FindOptionsWhere<T>;
+    return { ...where, partnerId: this.scope.partnerId, mode: this.scope.mode };
   }
 
   /**
@@ -41,7 +42,8 @@ export class Scoped {
     const metadata = this.em.connection.getMetadata(entity);
     const lookup = equalityLookup(metadata, Object.keys(full), full, Boolean(lock));
     if (!lookup) return this.em.findOne(entity, { where: full as FindOptionsWhere<T>, ...(lock ? { lock: { mode: lock } } : {}) });
-    const rows: Array<Record<string, unknown>> = await this.em.query(lookup.sql, lookup.keys.map((k) => full[k]));
+    // The entity's selected columns, by database name; the driver converts each value below.
+    const rows = await sql<Record<string, unknown>>(this.em, lookup.sql, lookup.keys.map((k) => full[k]));
     if (!rows.length) return null;
     const found = metadata.create() as T;
     const driver = this.em.connection.driver;
@@ -60,7 +62,7 @@ export class Scoped {
   }
 
   create<T extends PartnerOwned & ObjectLiteral>(entity: EntityTarget<T>, values: Omit<T, 'partnerId' | 'mode'> | Partial<T>): T {
-    return this.em.create(entity, { ...(values as object), partnerId: this.scope.partnerId, mode: this.scope.mode } as never) as T;
+    return this.em.create<T, DeepPartial<T>>(entity, { ...values, partnerId: this.scope.partnerId, mode: this.scope.mode } as DeepPartial<T>);
   }
 }
 
@@ -83,7 +85,7 @@ function equalityLookup(metadata: EntityMetadata, keys: string[], values: Record
   if (keys.some((k) => values[k] === null || values[k] === undefined || (typeof values[k] === 'object' && !(values[k] instanceof Date)))) return null;
   const shape = `${keys.join(',')}${lock ? ' lock' : ''}`;
   let byShape = lookups.get(metadata);
-  if (!byShape) lookups.set(metadata, (byShape = new Map()));
+  if (!byShape) lookups.set(metadata, (byShape = new Map<string, EqualityLookup | null>()));
   let lookup = byShape.get(shape);
   if (lookup === undefined) {
     const columns = keys.map((k) => metadata.findColumnWithPropertyPath(k));

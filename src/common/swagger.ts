@@ -1,5 +1,5 @@
 import { applyDecorators, Type } from '@nestjs/common';
-import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtension, ApiExtraModels, ApiHeader, ApiProperty, ApiPropertyOptional, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { ERROR_CODES, ErrorCode } from './errors';
 
 export class ErrorDetailDto {
@@ -91,3 +91,18 @@ export const KEYED_ERRORS: ErrorCode[] = [
   'rate_limited',
   'service_unavailable',
 ];
+
+/** The ETag header of a conditional GET's 200 and 304 (added by buildOpenApiDocument where `x-conditional` is set). */
+export const ETAG_HEADER = { description: 'Strong validator of this body; send it back in If-None-Match to get 304 while it is current.', schema: { type: 'string', example: '"m3m5X1u5b3Rj3m8pD0Vq2l0WJ6Q"' } };
+
+/**
+ * A GET answering conditionally: ETag on 200, and 304 (no body) when If-None-Match names the current ETag. A 304
+ * is still authenticated, rate-limited and counted against the quota like any call.
+ */
+export function ApiConditional() {
+  return applyDecorators(
+    ApiExtension('x-conditional', true),
+    ApiHeader({ name: 'If-None-Match', required: false, description: 'An ETag from an earlier response of this URL: 304 with no body while it is current.', schema: { type: 'string' } }),
+    ApiResponse({ status: 304, description: 'Not modified: If-None-Match names the current ETag. No body; counted like any call.' }),
+  );
+}

@@ -101,12 +101,13 @@ export class AdminCoursesService {
   async get(id: number): Promise<AdminCourseDto> {
     const course = await this.dataSource.getRepository(Course).findOneBy({ id });
     if (!course) throw new DomainError('course_not_found');
-    const [tutor, topics] = await Promise.all([
+    const [tutor, topics, enrolled] = await Promise.all([
       this.dataSource.getRepository(Tutor).findOneByOrFail({ id: course.tutorId }),
       this.dataSource.getRepository(Topic).find({ where: { courseId: id }, order: { position: 'ASC' } }),
+      this.courses.enrolled(id),
     ]);
     return {
-      ...toCourseDetail(course, tutor, topics, this.courses.urls),
+      ...toCourseDetail({ ...course, enrolled }, tutor, topics, this.courses.urls),
       published: course.published,
       duration: formatCourseDuration(course.durationMinutes),
       organisation: course.organisation,

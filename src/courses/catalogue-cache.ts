@@ -6,21 +6,24 @@ const TTL_MS = 2000;
 const MAX_ENTRIES = 2000;
 
 /**
- * A small in-process cache of catalogue reads. Entries live two seconds (enrolment counts may lag that much);
- * any catalogue change clears every instance's cache at once through Redis pub/sub.
+ * A small in-process cache of catalogue reads, keyed by the query and the catalogue version (which every clear
+ * advances). Entries live two seconds (another instance's enrolments may show that late); any catalogue change
+ * clears every instance's cache at once through Redis pub/sub.
  */
 @Injectable()
 export class CatalogueCache implements OnModuleInit {
   private readonly entries = new Map<string, { value: Promise<unknown>; expires: number }>();
+  private version = 0;
 
   constructor(private readonly redis: RedisService) {}
 
   onModuleInit(): void {
-    this.redis.subscribe(CHANNEL, () => this.entries.clear());
+    this.redis.subscribe(CHANNEL, () => this.clearLocal());
   }
 
   /** One load per key at a time: when an entry expires under load, concurrent callers share the same query. */
-  getOrLoad<T>(key: string, load: () => Promise<T>): Promise<T> {
+  getOrLoad<T>(query: string, load: () => Promise<T>): Promise<T> {
+    const key = `${this.version}:${query}`;
     const now = Date.now();
     const hit = this.entries.get(key);
     if (hit && hit.expires > now) return hit.value as Promise<T>;
@@ -37,12 +40,13 @@ export class CatalogueCache implements OnModuleInit {
 
   /** Clears this process only, for changes other instances may see up to the TTL later (enrolment counts). */
   clearLocal(): void {
+    this.version++;
     this.entries.clear();
   }
 
   /** Called after a catalogue change commits: clears this process now and every other one via Redis. */
   async invalidate(): Promise<void> {
-    this.entries.clear();
+    this.clearLocal();
     await this.redis.publish(CHANNEL, String(Date.now())).catch(() => undefined);
   }
 }

@@ -55,7 +55,7 @@ export function toCourseDetail(course: Course, tutor: Tutor, topics: Topic[], ur
 }
 
 /** The columns a course list item needs, for raw SQL over `courses c JOIN tutors t` (catalogue list, search). */
-export const COURSE_LIST_COLUMNS = `c.id, c.title, c.category, c.level, c.duration_minutes, c.rating, c.enrolled, c.credit_cost, c.thumbnail_url,
+export const COURSE_LIST_COLUMNS = `c.id, c.title, c.category, c.level, c.duration_minutes, c.rating, course_enrolled(c.id) AS enrolled, c.credit_cost, c.thumbnail_url,
               t.id AS tutor_id, t.name AS tutor_name, t.avatar_url AS tutor_avatar_url`;
 
 /** A row selected with COURSE_LIST_COLUMNS, as a course list item. */

@@ -2,7 +2,8 @@ import { Controller, Get, Param, ParseIntPipe, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { PlanFeature } from '../auth/auth.decorators';
 import { DomainError } from '../common/errors';
-import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
+import { SerializedBody } from '../common/serialized-body';
+import { ApiConditional, ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
 import { CoursesService } from './courses.service';
 import { CourseDetailDto, CourseListDto } from './dto/course.dto';
 import { ListCoursesQuery } from './dto/list-courses.query';
@@ -21,7 +22,8 @@ export class CoursesController {
   @ApiOperation({ summary: 'List published courses', description: 'Filter by category (case-insensitive exact match) and level; paginated; sorted by popularity unless `sort` says otherwise.' })
   @ApiSuccess(CourseListDto)
   @ApiErrors('validation_failed', ...KEYED_ERRORS)
-  list(@Query() query: ListCoursesQuery): Promise<CourseListDto> {
+  @ApiConditional()
+  list(@Query() query: ListCoursesQuery): Promise<SerializedBody<CourseListDto>> {
     return this.courses.list(query);
   }
 
@@ -30,8 +32,9 @@ export class CoursesController {
   @ApiParam({ name: 'id', type: Number, example: 1 })
   @ApiSuccess(CourseDetailDto)
   @ApiErrors('validation_failed', 'course_not_found', ...KEYED_ERRORS)
-  get(@Param('id', courseIdPipe) id: number): Promise<CourseDetailDto> {
+  @ApiConditional()
+  get(@Param('id', courseIdPipe) id: number): Promise<SerializedBody<CourseDetailDto>> {
     if (id < 1 || id > 2_147_483_647) throw new DomainError('course_not_found');
-    return this.courses.get(id);
+    return this.courses.detail(id);
   }
 }

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { DomainError } from '../common/errors';
 import { offsetOf, pageOf } from '../common/pagination';
+import { SerializedBody } from '../common/serialized-body';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { CatalogueCache } from './catalogue-cache';
@@ -45,27 +46,47 @@ export class CoursesService {
     this.cache.clearLocal();
   }
 
-  list(query: ListCoursesQuery): Promise<CourseListDto> {
+  /** The list's envelope, serialised once per query and catalogue version, with its ETag. */
+  list(query: ListCoursesQuery): Promise<SerializedBody<CourseListDto>> {
     const key = `list:${query.category?.toLowerCase() ?? ''}:${query.level ?? ''}:${query.sort}:${query.page}:${query.limit}`;
-    return this.cache.getOrLoad(key, () => this.loadList(query));
+    return this.cache.getOrLoad(key, async () => new SerializedBody(await this.loadList(query)));
   }
 
-  get(id: number): Promise<CourseDetailDto> {
+  async get(id: number): Promise<CourseDetailDto> {
+    return (await this.detail(id)).data;
+  }
+
+  /** The detail's envelope, serialised once per course and catalogue version, with its ETag. */
+  detail(id: number): Promise<SerializedBody<CourseDetailDto>> {
     return this.cache.getOrLoad(`detail:${id}`, async () => {
       const course = await this.dataSource.getRepository(Course).findOne({ where: { id, published: true } });
       if (!course) throw new DomainError('course_not_found');
-      const [tutor, topics] = await Promise.all([
+      const [tutor, topics, enrolled] = await Promise.all([
         this.dataSource.getRepository(Tutor).findOneByOrFail({ id: course.tutorId }),
         this.dataSource.getRepository(Topic).find({ where: { courseId: id }, order: { position: 'ASC' } }),
+        this.enrolled(id),
       ]);
-      return toCourseDetail(course, tutor, topics, this.urls);
+      return new SerializedBody(toCourseDetail({ ...course, enrolled }, tutor, topics, this.urls));
     });
   }
 
   /**
-   * Facts of a published course, e.g. its cost before enrolling. The enrolment count itself is kept by the
-   * database: a deferred trigger on enrollments adds one at COMMIT (migration EnrollmentCountTrigger).
+   * The exact enrolment count: `courses.enrolled` (folded every second by EnrollmentCountFolder) plus the counter
+   * shards that enrolments add to at COMMIT (migration EnrollmentCountShards). Every response showing `enrolled`
+   * reads this, never the column alone.
    */
+  async enrolled(courseId: number): Promise<number> {
+    const [row]: Array<{ enrolled: number | null }> = await this.dataSource.query('SELECT course_enrolled($1) AS enrolled', [courseId]);
+    return row?.enrolled ?? 0;
+  }
+
+  /** Folds the counter shards into `courses.enrolled` (one statement); returns how many courses changed. */
+  async foldEnrollmentCounts(): Promise<number> {
+    const [row]: Array<{ folded: number }> = await this.dataSource.query('SELECT fold_enrollment_counts() AS folded');
+    return row.folded;
+  }
+
+  /** Facts of a published course, e.g. its cost before enrolling. */
   async facts(em: EntityManager, courseId: number): Promise<CourseFacts | null> {
     const rows: Array<{ id: number; title: string; credit_cost: number; total_topics: number }> = await em.query(
       `SELECT c.id, c.title, c.credit_cost, (SELECT count(*)::int FROM topics t WHERE t.course_id = c.id) AS total_topics

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { sql } from '../common/database';
 import { DomainError } from '../common/errors';
 import { newId } from '../common/ids';
 import type { Scope } from '../common/scope';
 import { CreditTransaction } from './credit-transaction.entity';
 
+/** A credit_transactions row: id, mode, kind, source, reference: varchar; the ids, amount and balance_after: int; created_at: timestamptz. */
 interface LedgerRow {
   id: string;
   user_id: number;
@@ -43,7 +45,8 @@ export function toLedgerEntity(r: LedgerRow): CreditTransaction {
 export class CreditLedger {
   /** Adds credits (creating the account on first top-up). A reused reference fails with the unique violation. */
   async credit(em: EntityManager, scope: Scope, entry: { userId: number; amount: number; source: string | null; reference: string | null }): Promise<CreditTransaction> {
-    const rows: LedgerRow[] = await em.query(
+    const rows = await sql<LedgerRow>(
+      em,
       `WITH acc AS (
          INSERT INTO credit_accounts (user_id, partner_id, mode, balance) VALUES ($2, $3, $4, $1)
          ON CONFLICT (user_id) DO UPDATE SET balance = credit_accounts.balance + EXCLUDED.balance, updated_at = now()
@@ -61,7 +64,9 @@ export class CreditLedger {
    * can never overspend. Throws 402 insufficient_credits when the balance is below `amount`.
    */
   async debitForEnrollment(em: EntityManager, scope: Scope, userId: number, amount: number, enrollmentId: number): Promise<number> {
-    const rows: Array<{ balance_after: number }> = await em.query(
+    // balance_after: int (the statement is an INSERT, so TypeORM answers plain rows)
+    const rows = await sql<{ balance_after: number }>(
+      em,
       `WITH acc AS (
          UPDATE credit_accounts SET balance = balance - $1, updated_at = now()
           WHERE user_id = $2 AND partner_id = $3 AND mode = $4 AND balance >= $1
@@ -77,7 +82,9 @@ export class CreditLedger {
 
   /** Current balance; 0 for a user who never had credits. */
   async balanceOf(em: EntityManager, scope: Scope, userId: number): Promise<number> {
-    const rows: Array<{ balance: number }> = await em.query(
+    // balance: int
+    const rows = await sql<{ balance: number }>(
+      em,
       `SELECT balance FROM credit_accounts WHERE user_id = $1 AND partner_id = $2 AND mode = $3`,
       [userId, scope.partnerId, scope.mode],
     );

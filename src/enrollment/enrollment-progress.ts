@@ -1,4 +1,5 @@
 import { EntityManager } from 'typeorm';
+import { sql } from '../common/database';
 
 /** The certificates module's view of an enrolment (see EnrollmentsService.progressFor). */
 export interface EnrollmentProgressView {
@@ -35,7 +36,9 @@ export function isCourseComplete(c: ProgressCounts): boolean {
 export async function countProgress(em: EntityManager, enrollmentIds: number[]): Promise<Map<number, ProgressCounts>> {
   const out = new Map<number, ProgressCounts>();
   if (!enrollmentIds.length) return out;
-  const rows: Array<{ id: number; total: number; completed: number; pending: number }> = await em.query(
+  // id: serial; total, completed, pending: count(…)::int
+  const rows = await sql<{ id: number; total: number; completed: number; pending: number }>(
+    em,
     `SELECT e.id,
             count(t.id)::int AS total,
             count(et.topic_id)::int AS completed,

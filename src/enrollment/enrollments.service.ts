@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { sql } from '../common/database';
 import { DomainError } from '../common/errors';
 import { offsetOf, PageQuery, pageOf } from '../common/pagination';
 import { Scope, scoped } from '../common/scope';
@@ -34,7 +35,7 @@ export class EnrollmentsService {
 
   /**
    * One transaction: enrolment row, ledger debit (conditional update), course.enrolled, and the course's count,
-   * which a deferred trigger adds at COMMIT, so the popular course's row is locked only while committing.
+   * which a deferred trigger adds to one of the course's counter shards at COMMIT (never to the course row).
    * `options.inTransaction` writes the caller's own record of the enrolment in that same transaction (bulk jobs).
    */
   async enroll(scope: Scope, dto: EnrollDto, options: EnrollOptions = {}): Promise<EnrollResultDto> {
@@ -47,7 +48,9 @@ export class EnrollmentsService {
     if (!course) throw new DomainError('course_not_found');
     const cost = deduct ? course.creditCost : 0;
     const result = await this.tx.run(async (tx): Promise<EnrollResultDto> => {
-      const inserted: Array<{ id: number; enrolled_at: Date }> = await tx.em.query(
+      // id: serial; enrolled_at: timestamptz
+      const inserted = await sql<{ id: number; enrolled_at: Date }>(
+        tx.em,
         `INSERT INTO enrollments (partner_id, mode, user_id, course_id, credits_deducted) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (user_id, course_id) DO NOTHING RETURNING id, enrolled_at`,
         [scope.partnerId, scope.mode, user.id, course.id, cost],

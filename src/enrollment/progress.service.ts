@@ -1,4 +1,5 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { returning, sql } from '../common/database';
 import { DomainError } from '../common/errors';
 import type { Scope } from '../common/scope';
 import { CoursesService } from '../courses/courses.service';
@@ -48,7 +49,9 @@ export class ProgressService implements OnApplicationBootstrap {
   }
 
   private async apply(tx: Tx, enrollmentId: number, topicId: number, quizPassed: boolean): Promise<Change> {
-    const inserted: unknown[] = await tx.em.query(
+    // topic_id: int
+    const inserted = await sql<{ topic_id: number }>(
+      tx.em,
       `INSERT INTO enrollment_topics (enrollment_id, topic_id, quiz_passed_at) VALUES ($1, $2, CASE WHEN $3 THEN now() END)
        ON CONFLICT (enrollment_id, topic_id) DO NOTHING RETURNING topic_id`,
       [enrollmentId, topicId, quizPassed],
@@ -56,7 +59,8 @@ export class ProgressService implements OnApplicationBootstrap {
     if (inserted.length) return 'topic_completed';
     if (!quizPassed) return 'none';
     // A topic done earlier with its quiz pending: passing the quiz now is a change, but not a new topic.
-    const [passed]: [unknown[], number] = await tx.em.query(
+    const passed = await returning<{ topic_id: number }>(
+      tx.em,
       `UPDATE enrollment_topics SET quiz_passed_at = now() WHERE enrollment_id = $1 AND topic_id = $2 AND quiz_passed_at IS NULL RETURNING topic_id`,
       [enrollmentId, topicId],
     );
@@ -79,7 +83,9 @@ export class ProgressService implements OnApplicationBootstrap {
   }
 
   private async complete(tx: Tx, e: Enrollment): Promise<void> {
-    const [[{ completed_at }]]: [Array<{ completed_at: Date }>, number] = await tx.em.query(
+    // completed_at: timestamptz
+    const [{ completed_at }] = await returning<{ completed_at: Date }>(
+      tx.em,
       `UPDATE enrollments SET status = 'completed', completed_at = now() WHERE id = $1 RETURNING completed_at`,
       [e.id],
     );

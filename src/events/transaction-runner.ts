@@ -23,10 +23,10 @@ export class Tx {
    * Records the event in this transaction's outbox; it is published only if the transaction commits. The events a
    * transaction records are written together, in one statement just before COMMIT (TransactionRunner.run).
    */
-  async record<K extends PublicEventType>(scope: Scope, type: K, payload: PublicEventMap[K], occurredAt = new Date()): Promise<DomainEvent<K>> {
+  record<K extends PublicEventType>(scope: Scope, type: K, payload: PublicEventMap[K], occurredAt = new Date()): Promise<DomainEvent<K>> {
     const event: DomainEvent<K> = { id: newId('evt'), type, partnerId: scope.partnerId, mode: scope.mode, payload, occurredAt };
-    this.recorded.push(event as DomainEvent);
-    return event;
+    this.recorded.push(event);
+    return Promise.resolve(event);
   }
 
   /** Raises an internal event handled inside this same transaction (see InTransactionHookMap); its handler must exist. */
@@ -73,7 +73,7 @@ export class TransactionRunner {
   private publish(events: DomainEvent[]): void {
     try {
       this.emitter.emit(EVENTS_COMMITTED, events);
-    } catch (e) {
+    } catch (e: unknown) {
       // Listeners must not fail a committed request; the relay dispatches anything left behind.
       this.logger.error({ err: e }, 'Publishing committed events failed');
     }

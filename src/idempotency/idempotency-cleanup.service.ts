@@ -13,7 +13,9 @@ export class IdempotencyCleanup implements OnApplicationBootstrap, OnModuleDestr
   constructor(private readonly records: IdempotencyRecords) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => (this.running = this.sweep()), INTERVAL_MS);
+    this.timer = setInterval(() => {
+      this.running = this.sweep();
+    }, INTERVAL_MS);
     this.timer.unref();
   }
 

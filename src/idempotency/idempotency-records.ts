@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { affected, sql, sqlOne } from '../common/database';
 
 /** 24 h, as in Redis; rows older than this are ignored and taken over by a new request with the same key. */
 const KEEP = `interval '24 hours'`;
@@ -37,7 +38,9 @@ export class IdempotencyRecords implements OnApplicationShutdown {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async find(scopeKey: string): Promise<KeyRecord | null> {
-    const [row] = await this.dataSource.query(
+    // fingerprint: varchar(64); status: int, null until the response is stored; body: text, null with status
+    const row = await sqlOne<{ fingerprint: string; status: number | null; body: string | null }>(
+      this.dataSource,
       `SELECT fingerprint, status, body FROM idempotency_keys WHERE scope_key = $1 AND created_at > now() - ${KEEP}`,
       [scopeKey],
     );
@@ -49,7 +52,8 @@ export class IdempotencyRecords implements OnApplicationShutdown {
    * earlier request). A row of another, uncommitted transaction makes this wait for it: then it is applied or gone.
    */
   async markApplied(em: EntityManager, scopeKey: string, fingerprint: string): Promise<boolean> {
-    const rows: unknown[] = await em.query(
+    const rows = await sql<{ '?column?': number }>(
+      em,
       `INSERT INTO idempotency_keys AS k (scope_key, fingerprint) VALUES ($1, $2)
        ON CONFLICT (scope_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = NULL, body = NULL, created_at = now(), completed_at = NULL
         WHERE k.created_at <= now() - ${KEEP}
@@ -76,7 +80,8 @@ export class IdempotencyRecords implements OnApplicationShutdown {
   async deleteExpired(batch = 5000): Promise<number> {
     let total = 0;
     for (;;) {
-      const [, deleted]: [unknown, number] = await this.dataSource.query(
+      const deleted = await affected(
+        this.dataSource,
         `DELETE FROM idempotency_keys WHERE scope_key IN (SELECT scope_key FROM idempotency_keys WHERE created_at <= now() - ${KEEP} LIMIT ${batch})`,
       );
       total += deleted;

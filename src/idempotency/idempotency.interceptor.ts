@@ -95,7 +95,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     return ctx
       .run(() => next.handle())
       .pipe(
-        concatMap((body) => from(this.settle(ctx, res.statusCode, body).then(() => body))),
+        concatMap((body: unknown) => from(this.settle(ctx, res.statusCode, body).then(() => body))),
         catchError((err: unknown) => {
           // Another request with this key committed while this one ran: answer what it answered (or 409 meanwhile).
           if (err instanceof IdempotencyKeyTaken) {

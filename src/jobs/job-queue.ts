@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
+import { queueOptions } from '../redis/queue-options';
 
 export const JOBS_QUEUE = 'jobs';
 
@@ -26,7 +27,7 @@ export class JobQueue implements OnApplicationShutdown {
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.connection = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: (t) => Math.min(t * 200, 2000) });
     this.connection.on('error', () => undefined); // an enqueue fails and the sweep takes over
-    this.queue = new Queue<RunJobData>(JOBS_QUEUE, { connection: this.connection, prefix: jobsQueuePrefix(config) });
+    this.queue = new Queue<RunJobData>(JOBS_QUEUE, queueOptions(this.connection, jobsQueuePrefix(config)));
     this.queue.on('error', () => undefined);
   }
 

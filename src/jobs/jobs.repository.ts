@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { isUniqueViolation, returning } from '../common/database';
+import { isUniqueViolation, returning, sql, sqlOne } from '../common/database';
 import { Scope, scoped } from '../common/scope';
 import { Job, JobStatus, JobType } from './job.entity';
 
@@ -46,7 +46,9 @@ export class JobsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async insert(em: EntityManager, scope: Scope, id: string, type: JobType, input: unknown[]): Promise<Job> {
-    const [row]: Array<{ created_at: Date }> = await em.query(
+    // created_at: timestamptz
+    const [row] = await sql<{ created_at: Date }>(
+      em,
       `INSERT INTO jobs (id, partner_id, mode, type, total, input) VALUES ($1, $2, $3, $4, $5, $6::jsonb) RETURNING created_at`,
       [id, scope.partnerId, scope.mode, type, input.length, JSON.stringify(input)],
     );
@@ -64,7 +66,9 @@ export class JobsRepository {
 
   async countsOf(jobIds: string[]): Promise<Map<string, JobCounts>> {
     if (!jobIds.length) return new Map();
-    const rows: Array<{ job_id: string; succeeded: number; failed: number }> = await this.dataSource.query(
+    // job_id: varchar; succeeded, failed: count(*)::int
+    const rows = await sql<{ job_id: string; succeeded: number; failed: number }>(
+      this.dataSource,
       `SELECT job_id, count(*) FILTER (WHERE status = 'created')::int AS succeeded, count(*) FILTER (WHERE status = 'failed')::int AS failed
          FROM job_results WHERE job_id = ANY($1::varchar[]) GROUP BY job_id`,
       [jobIds],
@@ -73,13 +77,16 @@ export class JobsRepository {
   }
 
   results(jobId: string): Promise<JobResultRow[]> {
-    return this.dataSource.query(`SELECT index, status, enrollment_id, credits_deducted, error FROM job_results WHERE job_id = $1 ORDER BY index`, [jobId]);
+    // index: int; status: varchar; enrollment_id, credits_deducted: int or null; error: jsonb or null
+    return sql<JobResultRow>(this.dataSource, `SELECT index, status, enrollment_id, credits_deducted, error FROM job_results WHERE job_id = $1 ORDER BY index`, [jobId]);
   }
 
   // ---- the worker's side ----
 
   async loadRun<T>(jobId: string): Promise<JobRun<T> | null> {
-    const [row]: Array<{ partner_id: number; mode: Scope['mode']; type: JobType; status: JobStatus; input: T[]; done: number[] }> = await this.dataSource.query(
+    // partner_id: int; mode, type, status: varchar; input: jsonb array; done: int[]
+    const row = await sqlOne<{ partner_id: number; mode: Scope['mode']; type: JobType; status: JobStatus; input: T[]; done: number[] }>(
+      this.dataSource,
       `SELECT partner_id, mode, type, status, input, ARRAY(SELECT index FROM job_results WHERE job_id = j.id) AS done FROM jobs j WHERE id = $1`,
       [jobId],
     );
@@ -119,7 +126,9 @@ export class JobsRepository {
 
   /** Unfinished jobs with no progress for `idleMs`: candidates for re-enqueueing when their queue entry is gone. */
   async idleUnfinished(idleMs: number, limit: number): Promise<string[]> {
-    const rows: Array<{ id: string }> = await this.dataSource.query(
+    // id: varchar
+    const rows = await sql<{ id: string }>(
+      this.dataSource,
       `SELECT j.id FROM jobs j
         WHERE j.status <> 'completed'
           AND coalesce((SELECT max(r.processed_at) FROM job_results r WHERE r.job_id = j.id), j.started_at, j.created_at) < now() - make_interval(secs => $1::double precision / 1000)

@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { sql } from '../common/database';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { RedisService } from '../redis/redis.service';
@@ -45,9 +46,9 @@ export class CorsOrigins implements OnModuleInit {
   }
 
   private refresh(): Promise<void> {
-    this.loading ??= this.dataSource
-      .query(`SELECT DISTINCT unnest(allowed_origins) AS origin FROM partners WHERE status = 'active'`)
-      .then((rows: Array<{ origin: string }>) => {
+    // origin: text (an element of allowed_origins text[])
+    this.loading ??= sql<{ origin: string }>(this.dataSource, `SELECT DISTINCT unnest(allowed_origins) AS origin FROM partners WHERE status = 'active'`)
+      .then((rows) => {
         this.origins = new Set(rows.map((r) => r.origin));
         this.loadedAt = Date.now();
       })

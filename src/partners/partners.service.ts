@@ -5,6 +5,7 @@ import { AuthContext } from '../auth/auth-context';
 import { KeysService } from '../auth/keys.service';
 import { KeyStore } from '../auth/key-store';
 import { monthOf, UsageLimiter } from '../auth/usage-limiter';
+import { sql } from '../common/database';
 import { DomainError } from '../common/errors';
 import type { Mode } from '../common/scope';
 import { CorsOrigins } from './cors-origins';
@@ -87,7 +88,8 @@ export class PartnersService {
        ON CONFLICT (is_operator) WHERE is_operator DO NOTHING`,
       [OPERATOR.name, OPERATOR.email],
     );
-    const [row] = await this.dataSource.query('SELECT id FROM partners WHERE is_operator');
+    // id: serial (int)
+    const [row] = await sql<{ id: number }>(this.dataSource, 'SELECT id FROM partners WHERE is_operator');
     return row.id;
   }
 

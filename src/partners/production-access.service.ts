@@ -45,7 +45,7 @@ export class ProductionAccessService {
       .offset(offsetOf(query))
       .limit(query.limit);
     if (query.status) qb.where('r.status = :status', { status: query.status });
-    const [{ entities, raw }, total] = await Promise.all([qb.getRawAndEntities(), qb.getCount()]);
+    const [{ entities, raw }, total] = await Promise.all([qb.getRawAndEntities<{ partner_name: string }>(), qb.getCount()]);
     return pageOf(
       'requests',
       entities.map((r, i) => toAdminAccessRequestView(r, raw[i].partner_name)),

@@ -13,7 +13,7 @@ export async function checkRedisPolicy(client: Redis, logger: Logger): Promise<v
     const entries = await Promise.all(
       ['maxmemory-policy', 'maxmemory', 'appendonly', 'save'].map(async (name) => {
         const [, value] = (await client.config('GET', name)) as string[];
-        return [name, value ?? ''];
+        return [name, value ?? ''] as const;
       }),
     );
     settings = Object.fromEntries(entries);

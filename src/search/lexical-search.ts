@@ -114,7 +114,8 @@ export class LexicalSearch {
     }
     if (head.hits.length >= limit) return head;
     const full = page(await query(rankSql('document', 'any_q', where, params.length)));
-    if (full.hits.length) return full;
+    // The courses naming every concept outside their description still rank first: the words stay strong evidence.
+    if (full.hits.length) return { ...full, allConcepts: head.allConcepts };
     return this.rankByTitleSimilarity(text, filters, depth);
   }
 

@@ -7,7 +7,7 @@ const K = 60;
  * (keywords, corrected typos, names); a question in the learner's own words rarely does, and then the semantic
  * rankings lead.
  */
-export const FUSION = { lexicalStrong: 1, lexicalWeak: 0.2, embedded: 1, embeddedWhenLexicalStrong: 0.25, hosted: 1 };
+export const FUSION = { lexicalStrong: 1, lexicalWeak: 0.1, embedded: 1, embeddedWhenLexicalStrong: 0.1, hosted: 1 };
 
 /** Reciprocal rank fusion with a weight per ranking: each id scores Σ weight / (K + rank). Best first. */
 export function weightedRankFusion(rankings: Array<{ ids: number[]; weight: number }>): Array<{ id: number; score: number }> {

@@ -5,6 +5,7 @@ import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
+import { queueOptions } from '../redis/queue-options';
 import { RedisService } from '../redis/redis.service';
 import { EMBED_PENDING_JOB, EmbedPendingCoursesJob, SEARCH_EMBEDDINGS_QUEUE } from './embed-pending-courses.job';
 import { EmbeddingsClient } from './embeddings.client';
@@ -38,7 +39,7 @@ export class SearchEmbeddingsWorker implements OnModuleInit, OnApplicationShutdo
     const job = new EmbedPendingCoursesJob(this.db, new EmbeddingsClient({ url: embeddingsUrl, model: embeddingsModel, apiKey: embeddingsApiKey }));
     this.connection = new Redis(this.config.redisUrl, { maxRetriesPerRequest: null });
     this.connection.on('error', () => undefined);
-    const options = { connection: this.connection, prefix: `${this.config.redisPrefix}:bull` };
+    const options = queueOptions(this.connection, `${this.config.redisPrefix}:bull`);
     this.queue = new Queue(SEARCH_EMBEDDINGS_QUEUE, options);
     this.worker = new Worker(SEARCH_EMBEDDINGS_QUEUE, () => job.process(), { ...options, concurrency: 1 });
     this.worker.on('failed', (j, e) => this.logger.warn(`embedding courses failed (attempt ${j?.attemptsMade}): ${e.message}`));

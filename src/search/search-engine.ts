@@ -149,7 +149,8 @@ export class SearchEngine {
       filters.organisation = organisation.name;
       rest = extracted.organisationCandidates[organisation.index].rest;
     }
-    const raw = words(rest).filter((w) => !this.lexicon.stopwords.has(w) && !this.lexicon.knownWords.has(w));
+    const known = (w: string) => this.lexicon.stopwords.has(w) || this.lexicon.knownWords.has(w) || Boolean(this.rankers.embedded?.isKnownWord(w));
+    const raw = words(rest).filter((w) => !known(w));
     const corrections = await this.lexical.corrections(raw);
     const tokens = words(rest).map((w) => corrections.get(w) ?? w);
     const concepts = buildConcepts(tokens, this.lexicon, filters).slice(0, MAX_CONCEPTS);

@@ -8,12 +8,13 @@ import { Scope, scoped } from '../common/scope';
 import { TransactionRunner, Tx } from '../events/transaction-runner';
 import { CreateUserDto, ListUsersQuery, UpsertUserDto, UserDto } from './dto/user.dto';
 import { User } from './user.entity';
-import { isUniqueViolation } from '../common/database';
+import { isUniqueViolation, sql } from '../common/database';
 
 export function toUserView(u: User): UserDto {
   return { id: u.id, external_user_id: u.externalUserId, name: u.name, email: u.email, created_at: u.createdAt.toISOString() };
 }
 
+/** id: serial; external_user_id, name, email: varchar; created_at: timestamptz; inserted: bool (xmax = 0). */
 interface UserRow {
   id: number;
   external_user_id: string;
@@ -53,7 +54,8 @@ export class UsersService {
    */
   async upsertByExternalId(scope: Scope, externalUserId: string, dto: UpsertUserDto): Promise<{ created: boolean; user: UserDto }> {
     return this.tx.run(async (tx) => {
-      const rows: UserRow[] = await tx.em.query(
+      const rows = await sql<UserRow>(
+        tx.em,
         `INSERT INTO users (partner_id, mode, external_user_id, name, email) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (partner_id, mode, external_user_id)
            DO UPDATE SET name = EXCLUDED.name, email = EXCLUDED.email

@@ -4,6 +4,7 @@ import Redis from 'ioredis';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { MetricsService } from '../metrics/metrics.service';
+import { EVENTS_MAX_LEN, queueOptions } from '../redis/queue-options';
 
 export const WEBHOOK_QUEUE = 'webhook-deliveries';
 export const WEBHOOK_BACKOFF = 'webhook';
@@ -23,7 +24,8 @@ const ENQUEUE_TIMEOUT_MS = 2000;
  * delivery log is in PostgreSQL), so a short one keeps Redis memory small; with finished jobs removed at once, the
  * queue's Redis footprint is its live jobs plus this.
  */
-export const WEBHOOK_EVENTS_MAX_LEN = 1000;
+/** The events stream's bound (shared by every queue: src/redis/queue-options.ts). */
+export const WEBHOOK_EVENTS_MAX_LEN = EVENTS_MAX_LEN;
 
 /** Producer side of the delivery queue, used by fan-out and redelivery (API and worker processes). */
 @Injectable()
@@ -37,11 +39,7 @@ export class WebhookQueue implements OnApplicationShutdown {
   ) {
     this.connection = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: (t) => Math.min(t * 200, 2000) });
     this.connection.on('error', () => undefined); // an enqueue fails (and the relay takes over); nothing to do per error event
-    this.queue = new Queue<DeliverWebhookData>(WEBHOOK_QUEUE, {
-      connection: this.connection,
-      prefix: queuePrefix(config),
-      streams: { events: { maxLen: WEBHOOK_EVENTS_MAX_LEN } },
-    });
+    this.queue = new Queue<DeliverWebhookData>(WEBHOOK_QUEUE, queueOptions(this.connection, queuePrefix(config)));
     this.queue.on('error', () => undefined);
     metrics.gauge('webhook_queue_jobs', 'Jobs in the webhook delivery queue by state.', ['state'], async (set) => {
       const counts = await this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed');

@@ -114,7 +114,8 @@ export class WebinarsService {
       if (!row) throw stateConflict(await currentStatus(tx.em, id), 'end');
       const webinar = await this.find(scope, id, tx.em);
       // The row lock taken by the UPDATE has let every in-flight join finish first; later joins see "ended".
-      const [{ count }] = await tx.em.query(`SELECT count(*)::int AS count FROM webinar_attendees WHERE webinar_id = $1 AND status = 'joined'`, [id]);
+      // count: int (count(*)::int)
+      const [{ count }] = await sql<{ count: number }>(tx.em, `SELECT count(*)::int AS count FROM webinar_attendees WHERE webinar_id = $1 AND status = 'joined'`, [id]);
       const result: EndedWebinarDto = {
         webinar_id: webinar.id,
         status: 'ended',
@@ -139,7 +140,8 @@ export class WebinarsService {
   private async enforceRoomLimit(tx: Tx, scope: Scope, limit: number | null): Promise<void> {
     if (limit === null) return;
     await tx.em.query(`SELECT pg_advisory_xact_lock($1, $2)`, [ROOM_LOCK, scope.partnerId]);
-    const [{ open }] = await tx.scoped(scope).query(Webinar, 'w').select('count(*)::int', 'open').andWhere(`w.status <> 'ended'`).getRawMany();
+    // open: int (count(*)::int)
+    const [{ open }] = await tx.scoped(scope).query(Webinar, 'w').select('count(*)::int', 'open').andWhere(`w.status <> 'ended'`).getRawMany<{ open: number }>();
     if (open >= limit) throw new DomainError('plan_limit_exceeded', { limit: 'webinar_rooms', allowed: limit, open });
   }
 }

@@ -1,3 +1,4 @@
+import { chromiumPath } from '../support/chromium';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Browser, chromium } from 'playwright-core';
@@ -28,7 +29,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => evil.listen(0, '127.0.0.1', r));
   evilOrigin = `http://localhost:${(evil.address() as AddressInfo).port}`;
   browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: chromiumPath(),
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
 });

@@ -1,3 +1,4 @@
+import { chromiumPath } from '../support/chromium';
 import { Browser, chromium } from 'playwright-core';
 import { startApp, TestApp } from '../support/app';
 import { createPartner, CreatedPartner } from '../support/factories';
@@ -12,7 +13,7 @@ beforeAll(async () => {
   t = await startApp();
   p = await createPartner(t, { plan: 'starter' });
   browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: chromiumPath(),
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
 });
@@ -22,6 +23,18 @@ afterAll(async () => {
 });
 
 describe('Swagger UI in Chromium', () => {
+  it.each(['/docs', '/docs/'])('renders the operations and links the partner\'s guide at %s (never a blank page)', async (path) => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(`${t.baseUrl}${path}`);
+    await page.locator('.opblock').first().waitFor();
+    expect(await page.locator('.opblock').count()).toBeGreaterThan(40);
+    expect(await page.locator('a[href="/docs/guide"]').count()).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('keeps the key out of localStorage and sessionStorage after Authorize, and forgets it on reload', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();

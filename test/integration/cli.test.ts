@@ -31,7 +31,8 @@ describe('operator CLI (contract section 4)', () => {
   it('creates a partner with a key of the requested plan and mode', async () => {
     const { code, out } = await cli('partner', 'create', '--name', unique('CLI Partner'), '--email', 'cli@example.com', '--plan', 'growth', '--mode', 'live');
     expect(code).toBe(0);
-    expect(out).toEqual({ partner_id: expect.any(Number), api_key: expect.stringMatching(/^eck_live_/), mode: 'live', plan: 'growth' });
+    expect(out).toEqual({ partner_id: expect.any(Number), key_id: expect.stringMatching(/^key_/), api_key: expect.stringMatching(/^eck_live_/), mode: 'live', plan: 'growth' });
+    expect(out.key_id).toBe(await keyIdOf(out.api_key));
     const me = await t.http.get('/api/partners/me', { key: out.api_key });
     expect(me.body.data).toMatchObject({ id: out.partner_id, plan: 'growth', mode: 'live' });
   });
@@ -41,6 +42,21 @@ describe('operator CLI (contract section 4)', () => {
     expect(code).toBe(0);
     expect(out).toEqual({ id: expect.stringMatching(/^key_/), api_key: expect.stringMatching(/^eck_(live|test)_/) });
     expect((await t.http.get('/api/admin/production-access', { key: out.api_key })).status).toBe(200);
+  });
+
+  it('revokes a key named by the key_id that partner create printed, or by the key itself', async () => {
+    const byId = await cli('partner', 'create', '--name', unique('P'), '--email', 'p@example.com', '--plan', 'starter');
+    const revokedById = await cli('key', 'revoke', byId.out.key_id);
+    expect(revokedById).toEqual({ code: 0, out: { id: byId.out.key_id, revoked_at: expect.any(String) } });
+    expect((await t.http.get('/api/courses', { key: byId.out.api_key })).body.error.code).toBe('revoked_api_key');
+
+    const byKey = await cli('partner', 'create', '--name', unique('P'), '--email', 'p@example.com', '--plan', 'starter');
+    const revokedByKey = await cli('key', 'revoke', byKey.out.api_key);
+    expect(revokedByKey).toEqual({ code: 0, out: { id: byKey.out.key_id, revoked_at: expect.any(String) } });
+    expect((await t.http.get('/api/courses', { key: byKey.out.api_key })).body.error.code).toBe('revoked_api_key');
+    // An unknown but well-formed key, and garbage shaped like a key, are api_key_not_found (exit code 1).
+    const unknown = await cli('key', 'revoke', byKey.out.api_key.slice(0, 10) + 'x'.repeat(37));
+    expect(unknown.code).toBe(1);
   });
 
   it('revokes a key', async () => {

@@ -11,7 +11,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const enrolledCount = async (courseId: number): Promise<number> =>
-  (await t.db.query(`SELECT enrolled FROM courses WHERE id = $1`, [courseId]))[0].enrolled;
+  (await t.db.query(`SELECT course_enrolled($1) AS enrolled`, [courseId]))[0].enrolled;
 
 describe('POST /api/enroll', () => {
   it('enrols by user_id, debits the cost and answers the contract shape', async () => {

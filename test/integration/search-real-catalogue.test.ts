@@ -87,6 +87,9 @@ describe('POST /api/search understands questions asked in the learner\'s own wor
     ["what is going on in my puppy's head", 'Dog Emotion and Cognition'],
     ['put my feelings into verses I can sing', 'The Singer Songwriter'],
     ['how do startups raise money from investors', 'Financing Innovative Ventures'],
+    ['take nicer pictures with my phone', 'Cameras, Exposure, and Photography'],
+    ['how does blood get pumped around inside me', 'Vital Signs: Understanding What the Body Is Telling Us'],
+    ["keep hackers out of my company's network", 'IT Fundamentals for Cybersecurity'],
   ])('"%s" finds "%s" in the top 5 with no word of its title', async (question, title) => {
     const shared = [...stems(question)].filter((w) => w.length > 2 && stems(title).has(w));
     expect(shared).toEqual([]);

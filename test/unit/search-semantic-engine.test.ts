@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { weightedRankFusion } from '../../src/search/rank-fusion';
 import { topScores } from '../../src/search/semantic/embedded-semantic';
 import { CourseText, CourseVectorIndex, WordVector } from '../../src/search/semantic/course-vector-index';
-import { SOFT_MATCH, SoftMatchIndex } from '../../src/search/semantic/soft-match-index';
+import { EXPANSION, ExpandedBm25 } from '../../src/search/semantic/expanded-bm25';
 import { DIMENSIONS, fromBytes } from '../../src/search/semantic/vectors';
 import { quantise, readWordVectors } from '../../src/search/semantic/word-vector-import';
 
@@ -31,27 +31,43 @@ const lookup = (w: string) => WORDS[w];
 const course = (id: number, title: string, description = ''): CourseText => ({ id, title, category: '', topics: '', description });
 const COURSES = [course(1, 'Cybersecurity basics'), course(2, 'Pottery with clay'), course(3, 'Recipes', 'Basics of cooking at home.')];
 
-describe('soft term matching (query expansion over the catalogue vocabulary)', () => {
-  const index = SoftMatchIndex.build(COURSES, lookup, new Set());
+describe('query expansion into the catalogue vocabulary, ranked by BM25F', () => {
+  const index = ExpandedBm25.build(COURSES, lookup, new Set());
+  const loose = { ...EXPANSION, floor: 0.5 };
 
-  it('a query word stands for its nearest catalogue words, itself first, above the cosine floor', () => {
-    const near = index.neighbours(WORDS.hackers.v, { ...SOFT_MATCH, floor: 0.5 });
-    expect(near.length).toBeGreaterThan(0);
-    expect(near.every((n) => n.sim >= 0.5)).toBe(true);
-    expect(index.neighbours(WORDS.cybersecurity.v, SOFT_MATCH)[0].sim).toBeCloseTo(1, 5);
+  it('a query word stands for its nearest catalogue words above the cosine floor, itself first when the catalogue uses it', () => {
+    const near = index.expand('hackers', WORDS.hackers.v, loose);
+    expect(near.map((e) => e.word)).toEqual(['cybersecurity']);
+    expect(near[0].sim).toBeGreaterThan(0.9);
+    const own = index.expand('clay', WORDS.clay.v, loose);
+    expect(own[0]).toEqual({ word: 'clay', sim: 1 });
+    expect(own.map((e) => e.word)).toContain('pottery');
   });
 
   it('finds the course whose words mean what the query says, though they share no word', () => {
-    const scores = index.score([{ word: 'hackers', vector: WORDS.hackers }], SOFT_MATCH);
+    const scores = index.score([{ word: 'hackers', vector: WORDS.hackers }], loose);
     const best = [...scores].indexOf(Math.max(...scores));
     expect(index.ids[best]).toBe(1);
     expect(scores[1]).toBe(0); // pottery shares nothing with hackers
+    expect(scores[2]).toBe(0);
+  });
+
+  it('the word itself counts more than a near word: the title saying "clay" beats the one saying only "pottery"', () => {
+    const withBoth = ExpandedBm25.build([course(1, 'Pottery'), course(2, 'Clay')], lookup, new Set());
+    const scores = withBoth.score([{ word: 'clay', vector: WORDS.clay }], loose);
+    expect(scores[1]).toBeGreaterThan(scores[0]);
+    expect(scores[0]).toBeGreaterThan(0);
   });
 
   it('a word far from every catalogue word expands to nothing', () => {
     const far = { v: unit(7), rank: 20_000 };
-    expect(index.neighbours(far.v, SOFT_MATCH)).toEqual([]);
-    expect([...index.score([{ word: 'far', vector: far }], SOFT_MATCH)].every((s) => s === 0)).toBe(true);
+    expect(index.expand('far', far.v, EXPANSION)).toEqual([]);
+    expect([...index.score([{ word: 'far', vector: far }], EXPANSION)].every((s) => s === 0)).toBe(true);
+  });
+
+  it('gives the same scores every time (deterministic, cache or not)', () => {
+    const q = [{ word: 'hackers', vector: WORDS.hackers }, { word: 'clay', vector: WORDS.clay }];
+    expect([...index.score(q, loose)]).toEqual([...index.score(q, loose)]);
   });
 });
 
@@ -61,6 +77,15 @@ describe('course and query vectors', () => {
   it('ranks courses by cosine to the query vector, best first, above the floor', () => {
     const q = index.queryVector(['clay'], lookup)!;
     expect(index.nearest(q, 3, 0.1)[0].id).toBe(2);
+  });
+
+  it('pseudo-relevance feedback moves the query towards the first pass\'s best courses', () => {
+    const q = index.queryVector(['recipes'], lookup)!;
+    const potteryAt = [...index.ids].indexOf(2);
+    const before = index.cosines(q)[potteryAt];
+    const after = index.cosines(index.feedback(q, [potteryAt], 0.5))[potteryAt];
+    expect(after).toBeGreaterThan(before);
+    expect([...index.feedback(q, [], 0.5)]).toEqual([...q]);
   });
 
   it('a query none of whose words has a vector has no vector', () => {
@@ -85,6 +110,14 @@ describe('weighted reciprocal rank fusion', () => {
     ]).map((x) => x.id);
     expect(fused[0]).toBe(2);
     expect(fused).toEqual([2, 1, 4, 3]);
+  });
+
+  it('a weak lexical ranking (weight 0.1) lifts a semantic candidate it also has, and its own come after the semantic ones', () => {
+    const fused = weightedRankFusion([
+      { ids: [9, 8, 7], weight: 0.1 },
+      { ids: [1, 2, 3, 7], weight: 1 },
+    ]).map((x) => x.id);
+    expect(fused).toEqual([7, 1, 2, 3, 9, 8]);
   });
 
   it('a heavier ranking leads', () => {

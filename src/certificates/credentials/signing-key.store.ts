@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/comm
 import { InjectDataSource } from '@nestjs/typeorm';
 import { calculateJwkThumbprint, importJWK, type CryptoKey, type JWK } from 'jose';
 import { DataSource } from 'typeorm';
+import { sqlOne } from '../../common/database';
 import { AppConfig, Ed25519PrivateJwk } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 
@@ -51,7 +52,7 @@ export class SigningKeyStore implements OnApplicationBootstrap {
         ? `Signing credentials with CREDENTIAL_SIGNING_KEY (kid ${kid})`
         : `Signing credentials with the development key kept in the database (kid ${kid}); set CREDENTIAL_SIGNING_KEY in production`,
     );
-    const privateKey = (await importJWK({ ...jwk }, 'EdDSA')) as CryptoKey;
+    const privateKey = await importJWK({ ...jwk }, 'EdDSA');
     return { kid, privateKey, publicJwk: { ...publicJwk, kid, alg: 'EdDSA', use: 'sig' } };
   }
 }
@@ -74,6 +75,7 @@ export async function keptInDatabase(dataSource: DataSource): Promise<Ed25519Pri
 }
 
 async function readKept(dataSource: DataSource): Promise<Ed25519PrivateJwk | null> {
-  const rows: Array<{ private_jwk: Ed25519PrivateJwk }> = await dataSource.query(`SELECT private_jwk FROM credential_signing_key WHERE singleton`);
-  return rows[0]?.private_jwk ?? null;
+  // private_jwk: jsonb
+  const row = await sqlOne<{ private_jwk: Ed25519PrivateJwk }>(dataSource, `SELECT private_jwk FROM credential_signing_key WHERE singleton`);
+  return row?.private_jwk ?? null;
 }

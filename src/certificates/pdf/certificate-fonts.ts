@@ -70,10 +70,10 @@ const ZWJ = [0x200d];
  */
 function withTextForEveryGlyph(font: fontkit.Font): fontkit.Font {
   const layout = font.layout.bind(font);
-  font.layout = ((text: string, features?: unknown) => {
+  font.layout = (text: string, features?: unknown) => {
     const run = layout(text, features as never);
     run.glyphs = run.glyphs.map((g) => (g.codePoints.length ? g : (Object.create(g, { codePoints: { value: ZWJ } }) as fontkit.Glyph)));
     return run;
-  }) as typeof font.layout;
+  };
   return font;
 }

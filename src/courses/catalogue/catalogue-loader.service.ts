@@ -87,12 +87,13 @@ export class CatalogueLoader {
     let created = 0;
     const courseIds = new Map<string, number>();
     for (const batch of chunks(catalogue)) {
+      // `enrolled` seeds a new course only: afterwards it is the count enrolments keep (folded from their shards).
       const rows: Array<{ id: number; source_key: string; created: boolean }> = await em.query(
         `INSERT INTO courses (source_key, title, description, category, level, duration_minutes, rating, enrolled, credit_cost, organisation, tutor_id, published)
          SELECT *, true FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::numeric[], $8::int[], $9::int[], $10::text[], $11::int[])
          ON CONFLICT (source_key) DO UPDATE SET
            title = EXCLUDED.title, description = EXCLUDED.description, category = EXCLUDED.category, level = EXCLUDED.level,
-           duration_minutes = EXCLUDED.duration_minutes, rating = EXCLUDED.rating, enrolled = EXCLUDED.enrolled,
+           duration_minutes = EXCLUDED.duration_minutes, rating = EXCLUDED.rating,
            credit_cost = EXCLUDED.credit_cost, organisation = EXCLUDED.organisation, tutor_id = EXCLUDED.tutor_id, updated_at = now()
          RETURNING id, source_key, (xmax = 0) AS created`,
         [

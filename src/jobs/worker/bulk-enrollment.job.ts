@@ -83,7 +83,7 @@ export class BulkEnrollmentJob {
       await this.enrollments.enroll(scope, row, {
         inTransaction: (tx, result) => this.repo.recordCreated(tx.em, jobId, index, result.enrollment_id, result.credits_deducted),
       });
-    } catch (e) {
+    } catch (e: unknown) {
       if (isOutcomeAlreadyRecorded(e)) return; // another run got there first; its outcome stands, this one rolled back
       if (e instanceof DomainError) return this.repo.recordFailed(jobId, index, rowError(e));
       if (!lastAttempt || isDependencyDown(e)) throw e; // retried by the queue; nothing of this row was written

@@ -62,7 +62,12 @@ export class UpdatePartnerDto {
   @IsIn(['active', 'suspended'], { message: 'status must be active or suspended' })
   status?: 'active' | 'suspended';
 
-  @ApiPropertyOptional({ type: [String], example: ['https://app.acme.example'], description: 'Origins (scheme://host[:port]) allowed to call the API from a browser and to embed webinars.' })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', pattern: ORIGIN_PATTERN.source },
+    example: ['https://app.acme.example'],
+    description: 'Origins (scheme://host[:port]) allowed to call the API from a browser and to embed webinars.',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(50)

@@ -16,24 +16,25 @@ import { CourseUrls } from '../../courses/course.mapper';
 import { EmbeddingsClient } from '../embeddings.client';
 import { embedPendingCourses } from '../embedding-indexer';
 import { SearchEngine } from '../search-engine';
+import { FUSION } from '../rank-fusion';
 import { SearchLexicon } from '../search-lexicon';
 import { EmbeddedSemantic, preparingSql } from '../semantic/embedded-semantic';
 import { SemanticSearch } from '../semantic-search';
 import { buildBm25Baseline } from './bm25-baseline';
 import { mean, scoreRanking } from './metrics';
-import { createScratchCatalogue } from './scratch-catalogue';
+import { createScratchCatalogue, reuseCatalogue } from './scratch-catalogue';
 
 interface Judged {
   query: string;
   relevant: string[];
   kind: string;
-  split?: 'tuning' | 'held-out';
+  split?: 'tuning' | 'held-out' | 'held-out 2';
 }
 
 type Ranker = (query: string) => Promise<string[]>;
 
 const KINDS = ['natural', 'paraphrase', 'keyword', 'typo', 'filter', 'organisation'];
-const SETS = ['old set', 'tuning half', 'held-out half'] as const;
+const SETS = ['old set', 'tuning half', 'held-out half', 'held-out 2'] as const;
 
 function load(file: string): Judged[] {
   return JSON.parse(readFileSync(join(projectRoot(), 'data', file), 'utf8')).queries;
@@ -41,12 +42,23 @@ function load(file: string): Judged[] {
 
 async function main(): Promise<void> {
   const verbose = process.argv.includes('--verbose');
+  // --tuning: the old set and the tuning half only (what tuning may look at); --keep: leave the scratch database and
+  // print its URL; --reuse URL: run on such a database (faster repeated runs while tuning).
+  const tuningOnly = process.argv.includes('--tuning');
+  // SEARCH_EVAL_FUSION='{"lexicalWeak":0.3}': try other fusion weights (with --tuning only: never chosen on held-out sets).
+  if (process.env.SEARCH_EVAL_FUSION) Object.assign(FUSION, JSON.parse(process.env.SEARCH_EVAL_FUSION));
+  const reuse = process.argv.includes('--reuse') ? process.argv[process.argv.indexOf('--reuse') + 1] : undefined;
   const sets: Record<(typeof SETS)[number], Judged[]> = {
     'old set': load('search-eval.json'),
     'tuning half': load('search-eval-learners.json').filter((q) => q.split === 'tuning'),
     'held-out half': load('search-eval-learners.json').filter((q) => q.split === 'held-out'),
+    'held-out 2': load('search-eval-fresh.json'),
   };
-  const scratch = await createScratchCatalogue('search_eval');
+  const scratch = reuse ? await reuseCatalogue(reuse) : await createScratchCatalogue('search_eval');
+  if (process.argv.includes('--keep')) {
+    process.stdout.write(`scratch database kept: ${scratch.url}\n`);
+    scratch.drop = async () => scratch.db.destroy();
+  }
   try {
     const db = scratch.db;
     const keys = new Map<number, string>((await db.query(`SELECT id, source_key FROM courses`)).map((r: { id: number; source_key: string }) => [r.id, r.source_key]));
@@ -75,6 +87,7 @@ async function main(): Promise<void> {
     const scores = new Map<string, number[]>();
     const key = (set: string, ranker: string, kind: string) => `${set}|${ranker}|${kind}`;
     for (const set of SETS) {
+      if (tuningOnly && set.startsWith('held-out')) continue;
       for (const judged of sets[set]) {
         const line: string[] = [];
         for (const [name, rank] of rankers) {
@@ -87,18 +100,19 @@ async function main(): Promise<void> {
     }
 
     const names = rankers.map(([n]) => n);
-    const header = ['kind', ...SETS.flatMap((set) => [`${set}: n`, ...names.map((n) => `${set}: ${n}`)])];
-    const rows = [...KINDS, 'all'].flatMap((kind) => {
-      const n = SETS.map((set) => scores.get(key(set, names[0], kind))?.length ?? 0);
-      if (n.every((x) => !x)) return [];
-      return [[kind, ...SETS.flatMap((set, i) => [String(n[i] || '–'), ...names.map((name) => (n[i] ? mean(scores.get(key(set, name, kind))!).toFixed(3) : '–'))])]];
-    });
+    const header = ['set', 'kind', 'n', ...names];
+    const rows = SETS.flatMap((set) =>
+      [...KINDS, 'all'].flatMap((kind) => {
+        const n = scores.get(key(set, names[0], kind))?.length ?? 0;
+        return n ? [[set, kind, String(n), ...names.map((name) => mean(scores.get(key(set, name, kind))!).toFixed(3))]] : [];
+      }),
+    );
     process.stdout.write(`\nnDCG@10 over ${keys.size} courses (binary relevance; data/README.md says how the queries were judged)\n\n`);
     process.stdout.write(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|\n`);
     for (const r of rows) process.stdout.write(`| ${r.join(' | ')} |\n`);
-    const natural = (ranker: string) => mean(scores.get(key('held-out half', ranker, 'natural')) ?? []);
-    const ratio = natural(names[2]) / natural('BM25');
-    process.stdout.write(`\nHeld-out natural questions: ours / BM25 = ${ratio.toFixed(2)} (target ≥ 1.5)\n`);
+    const natural = (set: string, ranker: string) => mean(scores.get(key(set, ranker, 'natural')) ?? []);
+    const ratio = (set: string) => (natural(set, names[2]) / natural(set, 'BM25')).toFixed(2);
+    if (!tuningOnly) process.stdout.write(`\nHeld-out natural questions: ours / BM25 = ${ratio('held-out half')} (held-out half), ${ratio('held-out 2')} (held-out 2) (target ≥ 1.5)\n`);
     embedded.stop();
   } finally {
     await scratch.drop();

@@ -39,3 +39,10 @@ export async function createScratchCatalogue(label: string): Promise<ScratchCata
     },
   };
 }
+
+/** A scratch catalogue left by an earlier run (`--keep`): used as it is, never dropped. */
+export async function reuseCatalogue(url: string): Promise<ScratchCatalogue> {
+  const db = new DataSource({ ...dataSourceOptions(url), extra: { max: 4 } });
+  await db.initialize();
+  return { url, db, drop: async () => db.destroy() };
+}

@@ -50,7 +50,6 @@ export class CourseVectorIndex {
         for (const word of words(course[field])) {
           const wv = lookup(word);
           if (!wv) continue;
-          const w = fieldWeight * sifWeight(wv.rank);
           addScaled(rows, at, wv.v, fieldWeight * sifWeight(wv.rank));
         }
       }
@@ -77,6 +76,20 @@ export class CourseVectorIndex {
     }
     if (!total) return null;
     finishRow(out, 0, this.pc);
+    return out;
+  }
+
+  /**
+   * Pseudo-relevance feedback (Rocchio in the vector space): the query vector moved towards the mean of the rows at
+   * `positions` (the first pass's best courses) by `weight`, so that courses like the best ones rise even when they share
+   * none of the question's words.
+   */
+  feedback(query: Float32Array, positions: number[], weight: number): Float32Array {
+    const D = DIMENSIONS;
+    const out = Float32Array.from(query);
+    if (!positions.length) return out;
+    const w = weight / positions.length;
+    for (const p of positions) for (let i = 0, o = p * D; i < D; i++) out[i] += w * this.rows[o + i];
     return out;
   }
 

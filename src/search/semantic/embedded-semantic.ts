@@ -1,8 +1,9 @@
 import { DataSource } from 'typeorm';
+import { COMMON_WORD_RANK } from '../lexical-search';
 import { SearchSql } from '../search-database';
 import { words as wordsOf } from '../search-lexicon';
 import { CourseText, CourseVectorIndex, WordVector } from './course-vector-index';
-import { SOFT_MATCH, SoftMatchIndex } from './soft-match-index';
+import { EXPANSION, ExpandedBm25 } from './expanded-bm25';
 import { fromBytes } from './vectors';
 import { ensureWordVectors } from './word-vector-import';
 
@@ -41,8 +42,12 @@ const DESCRIPTION_CHARS = 1500;
 // Words of one query that get a vector; the vectors of words outside the catalogue are cached up to this many.
 const MAX_QUERY_WORDS = 16;
 const QUERY_WORD_CACHE = 20_000;
-/** How the two signals combine: a course's score is SOFT × its soft-match score (scaled to the best course's) + (1 − SOFT) × its cosine. */
-export const BLEND = { soft: 0.6, floor: 0.2 };
+/**
+ * How the signals combine (chosen on the tuning half of the judged queries): a course's score is EXPANDED × its
+ * expanded-BM25F score (scaled to the best course's) + (1 − EXPANDED) × its cosine to the query vector after
+ * pseudo-relevance feedback from the first pass's best FEEDBACK_DOCS courses (moved towards them by FEEDBACK_WEIGHT).
+ */
+export const BLEND = { expanded: 0.5, floor: 0.2, feedbackDocs: 5, feedbackWeight: 0.5 };
 
 /**
  * The embedded semantic engine: word vectors from an npm package (imported once per database), the catalogue's
@@ -51,7 +56,7 @@ export const BLEND = { soft: 0.6, floor: 0.2 };
  */
 export class EmbeddedSemantic {
   private index = CourseVectorIndex.empty();
-  private soft = SoftMatchIndex.empty();
+  private expanded = ExpandedBm25.empty();
   private vocabulary = new Map<string, WordVector>();
   private readonly queryWords = new Map<string, WordVector | null>();
   private stamp = '';
@@ -142,11 +147,11 @@ export class EmbeddedSemantic {
     for (const c of courses) for (const field of [c.title, c.category, c.topics, c.description]) for (const w of wordsOf(field)) distinct.add(w);
     const vocabulary = await this.loadWords([...distinct]);
     const index = CourseVectorIndex.build(courses, (w) => vocabulary.get(w));
-    const soft = SoftMatchIndex.build(courses, (w) => vocabulary.get(w), this.stopwords);
+    const expanded = ExpandedBm25.build(courses, (w) => vocabulary.get(w), this.stopwords);
     // Swapped in at once: a search sees the old indexes or the new ones, never half of each.
     this.vocabulary = vocabulary;
     this.index = index;
-    this.soft = soft;
+    this.expanded = expanded;
     this.stamp = stamp;
   }
 
@@ -158,6 +163,16 @@ export class EmbeddedSemantic {
     );
     for (const r of rows) out.set(r.word, { v: fromBytes(r.vector), rank: r.rank });
     return out;
+  }
+
+  /**
+   * Whether the word is surely no misspelling, known from memory: the catalogue uses it, or an earlier query's look-up
+   * found it among the common English words. Saves the spelling statement for most questions.
+   */
+  isKnownWord(word: string): boolean {
+    if (this.vocabulary.has(word)) return true;
+    const seen = this.queryWords.get(word);
+    return Boolean(seen && seen.rank <= COMMON_WORD_RANK);
   }
 
   /** The query's content words that the engine knows a vector for (fetched in one statement when not in memory). */
@@ -189,18 +204,22 @@ export class EmbeddedSemantic {
   /** Course ids closest in meaning to the query's words, best first; null when the engine has nothing to say. */
   async rank(queryWords: string[], max: number): Promise<Array<{ id: number; score: number }> | null> {
     if (!this.index.size) return null;
-    const { index, soft } = this;
+    const { index, expanded } = this;
     const vectors = await this.wordVectors(queryWords);
     if (!vectors.size) return null;
     const query = index.queryVector([...vectors.keys()], (w) => vectors.get(w));
     if (!query) return null;
-    const cosines = index.cosines(query);
-    const matched = soft.score([...vectors].map(([word, vector]) => ({ word, vector })), SOFT_MATCH);
+    const matched = expanded.score([...vectors].map(([word, vector]) => ({ word, vector })), EXPANSION);
     let best = 0;
     for (const s of matched) best = Math.max(best, s);
-    const scale = best ? BLEND.soft / best : 0;
-    const scores = new Float32Array(cosines.length);
-    for (let c = 0; c < cosines.length; c++) scores[c] = scale * matched[c] + (1 - BLEND.soft) * Math.max(0, cosines[c]);
+    const scale = best ? BLEND.expanded / best : 0;
+    const blend = (cosines: Float32Array) => {
+      const out = new Float32Array(cosines.length);
+      for (let c = 0; c < cosines.length; c++) out[c] = scale * matched[c] + (1 - BLEND.expanded) * Math.max(0, cosines[c]);
+      return out;
+    };
+    const first = blend(index.cosines(query));
+    const scores = blend(index.cosines(index.feedback(query, topScores(first, BLEND.feedbackDocs, BLEND.floor), BLEND.feedbackWeight)));
     const hits = topScores(scores, max, BLEND.floor).map((c) => ({ id: index.ids[c], score: scores[c] }));
     return hits.length ? hits.slice(0, max) : null;
   }

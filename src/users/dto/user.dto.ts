@@ -33,6 +33,7 @@ export class ListUsersQuery extends PageQuery {
   @IsOptional()
   @IsString()
   @Length(1, 128)
+  // eslint-disable-next-line no-control-regex -- NUL is the character refused here: PostgreSQL text cannot store it
   @Matches(/^[^\u0000]*$/, { message: 'external_user_id must not contain NUL characters' })
   external_user_id?: string;
 }

@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream';
 import { startApp } from '../../support/app';
 
 /** Finding 11: with NODE_ENV unset the service ran on development defaults (a known key, private webhook targets) silently. */
-// nestjs-pino keeps one root logger per process (the first app's), so every app of this file shares one stream
+// Every app of this file writes its logs to one stream,
 // and each test reads the lines written since its app started.
 let text = '';
 const stream = new PassThrough();

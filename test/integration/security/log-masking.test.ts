@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
-import { PinoLogger } from 'nestjs-pino';
 import { generateApiKey } from '../../../src/auth/api-key';
+import { AppLogger } from '../../../src/logging';
 import { startApp, TestApp } from '../../support/app';
 import { createPartner, CreatedPartner } from '../../support/factories';
 
@@ -48,7 +48,7 @@ describe('API keys in logs', () => {
   it('are masked in logged bodies and error objects too', async () => {
     const key = generateApiKey('live').key;
     const marker = `mask-body-${Math.random().toString(36).slice(2)}`;
-    const logger = await t.app.resolve(PinoLogger);
+    const logger = t.app.get(AppLogger).pino;
     logger.warn({ marker, body: { note: `my key is ${key}`, nested: [{ token: key }] }, err: { message: `bad ${key}`, parameters: [key] } }, `body carried ${key}`);
     const lines = await logLinesOf(marker);
     expect(lines).toHaveLength(1);

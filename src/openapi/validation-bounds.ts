@@ -1,0 +1,51 @@
+import { getMetadataStorage } from 'class-validator';
+
+type Json = Record<string, any>;
+
+interface Rule {
+  type: string;
+  name?: string;
+  propertyName: string;
+  constraints?: unknown[];
+  each?: boolean;
+  groups?: string[];
+}
+
+/**
+ * Bounds the request DTOs enforce with class-validator but did not repeat in their @ApiProperty (array sizes,
+ * distinct items, string lengths, number bounds), copied into the document's schema of the same name so that a
+ * validator reading the document refuses what the service refuses. Never overrides what a decorator documented.
+ */
+export function addValidationBounds(schemas: Json, names: Set<string>): void {
+  const storage = getMetadataStorage() as unknown as { validationMetadatas?: Map<Function, Rule[]> };
+  if (!(storage.validationMetadatas instanceof Map)) return;
+  for (const name of names) {
+    const schema = schemas[name];
+    if (!schema?.properties) continue;
+    const rules: Rule[] = [];
+    for (const [target, list] of storage.validationMetadatas) {
+      if (typeof target !== 'function') continue;
+      const cls = [...storage.validationMetadatas.keys()].find((t) => typeof t === 'function' && t.name === name);
+      if (cls && (cls === target || cls.prototype instanceof target)) rules.push(...list);
+    }
+    for (const rule of rules) {
+      const prop: Json | undefined = schema.properties[rule.propertyName];
+      if (!prop || (rule.groups && rule.groups.length)) continue;
+      const [a, b] = (rule.constraints ?? []) as number[];
+      const kind = rule.name ?? rule.type;
+      const isArray = prop.type === 'array' || (Array.isArray(prop.type) && prop.type.includes('array'));
+      if (kind === 'arrayMinSize' && isArray) prop.minItems ??= a;
+      else if (kind === 'arrayMaxSize' && isArray) prop.maxItems ??= a;
+      else if (kind === 'arrayUnique' && isArray) prop.uniqueItems ??= true;
+      else if (!rule.each && !isArray) {
+        if (kind === 'isLength') {
+          if (typeof a === 'number') prop.minLength ??= a;
+          if (typeof b === 'number') prop.maxLength ??= b;
+        } else if (kind === 'minLength') prop.minLength ??= a;
+        else if (kind === 'maxLength') prop.maxLength ??= a;
+        else if (kind === 'min') prop.minimum ??= a;
+        else if (kind === 'max') prop.maximum ??= a;
+      }
+    }
+  }
+}
