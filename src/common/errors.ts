@@ -39,6 +39,7 @@ export const ERROR_CODES = {
   webinar_ended: [409, 'The webinar has ended.'],
   webinar_already_live: [409, 'The webinar is already live.'],
   webinar_full: [409, 'The webinar has reached its attendee limit.'],
+  webhook_disabled: [409, 'The webhook subscription is disabled. Re-enable it with PATCH { "status": "active" } first.'],
   idempotency_request_in_progress: [409, 'A request with this Idempotency-Key is still being processed.'],
   certificate_revoked: [410, 'This certificate has been revoked; its credential is no longer issued.'],
   payload_too_large: [413, 'The request body is larger than 100 kB.'],

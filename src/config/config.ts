@@ -30,6 +30,8 @@ export interface AppConfig {
     secretKey: string;
     /** How often the worker re-enqueues due deliveries from PostgreSQL (jobs Redis lost). */
     sweepIntervalMs: number;
+    /** A subscription whose deliveries have all failed, with no success, for longer than this is disabled. */
+    disableAfterMs: number;
   };
   search: {
     /** The embedded semantic engine (word vectors from npm), on by default. */
@@ -228,6 +230,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
       secretKey,
       sweepIntervalMs: int(env, 'WEBHOOK_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
+      disableAfterMs: int(env, 'WEBHOOK_DISABLE_AFTER_MS', 5 * 86_400_000, 100, 90 * 86_400_000),
     },
     search: {
       embeddedEngine: bool(env, 'SEARCH_EMBEDDED_ENGINE', true),

@@ -1,7 +1,8 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 import { PartnerOwned } from '../common/scope';
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+/** `skipped`: the event matched while the subscription was disabled; nothing was sent (`recover` sends it). */
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'skipped';
 
 /** One event for one subscription (unique per pair). `id` is the envelope's webhook_id; `body` holds the exact bytes signed and sent. */
 @Entity('webhook_deliveries')

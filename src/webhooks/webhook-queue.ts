@@ -4,7 +4,7 @@ import Redis from 'ioredis';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { MetricsService } from '../metrics/metrics.service';
-import { queueOptions } from '../redis/queue-options';
+import { EVENTS_MAX_LEN, queueOptions } from '../redis/queue-options';
 
 export const WEBHOOK_QUEUE = 'webhook-deliveries';
 export const WEBHOOK_BACKOFF = 'webhook';
@@ -19,6 +19,13 @@ export function queuePrefix(config: AppConfig): string {
 }
 
 const ENQUEUE_TIMEOUT_MS = 2000;
+/**
+ * Approximate cap of the queue's events stream (BullMQ's default is 10,000). Nothing here reads that stream (the
+ * delivery log is in PostgreSQL), so a short one keeps Redis memory small; with finished jobs removed at once, the
+ * queue's Redis footprint is its live jobs plus this.
+ */
+/** The events stream's bound (shared by every queue: src/redis/queue-options.ts). */
+export const WEBHOOK_EVENTS_MAX_LEN = EVENTS_MAX_LEN;
 
 /** Producer side of the delivery queue, used by fan-out and redelivery (API and worker processes). */
 @Injectable()

@@ -19,8 +19,19 @@ export class WebhookSubscription extends PartnerOwned {
   @Column({ name: 'secret_encrypted', type: 'text' })
   secretEncrypted: string;
 
+  /** The secret before the last rotation, still signing until previousSecretExpiresAt (contract section 15). */
+  @Column({ name: 'secret_previous_encrypted', type: 'text', nullable: true })
+  secretPreviousEncrypted: string | null;
+
+  @Column({ name: 'previous_secret_expires_at', type: 'timestamptz', nullable: true })
+  previousSecretExpiresAt: Date | null;
+
   @Column({ type: 'varchar', length: 10 })
   status: SubscriptionStatus;
+
+  /** The first failed attempt since the last success (null while healthy); drives auto-disable. */
+  @Column({ name: 'failing_since', type: 'timestamptz', nullable: true })
+  failingSince: Date | null;
 
   @Column({ name: 'disabled_reason', type: 'varchar', length: 200, nullable: true })
   disabledReason: string | null;

@@ -1,4 +1,5 @@
-import type { DeliveryDto } from './dto/delivery.dto';
+import type { DeliveryAttemptDto, DeliveryDetailDto, DeliveryDto } from './dto/delivery.dto';
+import type { WebhookAttempt } from './webhook-attempt.entity';
 import type { WebhookDto } from './dto/webhook.dto';
 import type { WebhookDelivery } from './webhook-delivery.entity';
 import type { WebhookSubscription } from './webhook-subscription.entity';
@@ -11,6 +12,7 @@ export function toWebhookView(s: WebhookSubscription): WebhookDto {
     events: s.events,
     status: s.status,
     disabled_reason: s.disabledReason,
+    previous_secret_expires_at: s.previousSecretExpiresAt && s.previousSecretExpiresAt.getTime() > Date.now() ? s.previousSecretExpiresAt.toISOString() : null,
     created_at: s.createdAt.toISOString(),
     updated_at: s.updatedAt.toISOString(),
   };
@@ -28,4 +30,24 @@ export function toDeliveryView(d: WebhookDelivery): DeliveryDto {
     delivered_at: d.deliveredAt?.toISOString() ?? null,
     next_attempt_at: d.nextAttemptAt?.toISOString() ?? null,
   };
+}
+
+/** The delivery with the exact body sent (parsed) and every attempt, oldest first. */
+export function toDeliveryDetailView(d: WebhookDelivery, attempts: WebhookAttempt[]): DeliveryDetailDto {
+  return {
+    webhook_id: d.id,
+    event: d.eventType,
+    status: d.status,
+    last_status_code: d.lastStatusCode,
+    last_error: d.lastError,
+    created_at: d.createdAt.toISOString(),
+    delivered_at: d.deliveredAt?.toISOString() ?? null,
+    next_attempt_at: d.nextAttemptAt?.toISOString() ?? null,
+    payload: JSON.parse(d.body) as Record<string, unknown>,
+    attempts: attempts.map(toAttemptView),
+  };
+}
+
+function toAttemptView(a: WebhookAttempt): DeliveryAttemptDto {
+  return { attempted_at: a.attemptedAt.toISOString(), status_code: a.statusCode, duration_ms: a.durationMs, error: a.error };
 }

@@ -4,19 +4,25 @@ import { Auth, AuthContext, CurrentScope } from '../auth/auth-context';
 import { PlanFeature } from '../auth/auth.decorators';
 import type { Scope } from '../common/scope';
 import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
-import { CreateWebhookDto, ListWebhooksQuery, UpdateWebhookDto, WebhookCreatedDto, WebhookDeletedDto, WebhookDto, WebhookListDto } from './dto/webhook.dto';
+import { RecoverDeliveriesDto, RecoverResultDto } from './dto/delivery.dto';
+import { CreateWebhookDto, ListWebhooksQuery, RotateSecretDto, UpdateWebhookDto, WebhookCreatedDto, WebhookDeletedDto, WebhookDto, WebhookListDto } from './dto/webhook.dto';
+import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhooksService } from './webhooks.service';
 
 @ApiTags('Webhooks')
 @PlanFeature('webhooks')
 @Controller('connect/webhooks')
 export class WebhooksController {
-  constructor(private readonly webhooks: WebhooksService) {}
+  constructor(
+    private readonly webhooks: WebhooksService,
+    private readonly deliveries: WebhookDeliveriesService,
+  ) {}
 
   @Post()
   @ApiOperation({
     summary: 'Register a webhook endpoint',
-    description: 'Deliveries are signed with `secret` (X-SVC-Signature: sha256=<hex HMAC>). The secret is never returned. Starter plans may use at most 2 distinct event types across active subscriptions.',
+    description:
+      'Deliveries are signed with `secret`: `X-SVC-Signature: sha256=<hex HMAC of the body>` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (verify with any Standard Webhooks library, passing `whsec_` + base64(secret)). The secret is never returned. Starter plans may use at most 2 distinct event types across active subscriptions.',
   })
   @ApiSuccess(WebhookCreatedDto, { status: 201 })
   @ApiErrors('validation_failed', 'invalid_json', 'plan_limit_exceeded', 'unsupported_media_type', ...KEYED_ERRORS)
@@ -42,12 +48,44 @@ export class WebhooksController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Change url, events, secret or status', description: 'Set `status: "active"` to re-enable a subscription disabled after a 410.' })
+  @ApiOperation({
+    summary: 'Change url, events, secret or status',
+    description:
+      'Set `status: "active"` to re-enable a disabled subscription (after a 410, after auto-disable, or paused by you). A `secret` given here replaces the old one at once; use rotate-secret to change it without missing events.',
+  })
   @ApiParam({ name: 'id', example: 'whk_4f9TzQe1LmN8pR2sV6xY0a' })
   @ApiSuccess(WebhookDto)
   @ApiErrors('validation_failed', 'invalid_json', 'webhook_not_found', 'plan_limit_exceeded', 'unsupported_media_type', ...KEYED_ERRORS)
   update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: UpdateWebhookDto) {
     return this.webhooks.update(auth, id, dto);
+  }
+
+  @Post(':id/rotate-secret')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Rotate the signing secret with an overlap',
+    description:
+      'The new secret signs from now on. Until `previous_secret_expires_at` (now + `previous_secret_expires_in` seconds, default 86400, at most 604800) deliveries carry both signatures: `webhook-signature: v1,<new> v1,<previous>`, `X-SVC-Signature` with the new secret and `X-SVC-Signature-Previous` with the previous one. Rotating again during an overlap drops the older previous secret.',
+  })
+  @ApiParam({ name: 'id', example: 'whk_4f9TzQe1LmN8pR2sV6xY0a' })
+  @ApiSuccess(WebhookDto)
+  @ApiErrors('validation_failed', 'invalid_json', 'webhook_not_found', 'unsupported_media_type', ...KEYED_ERRORS)
+  rotateSecret(@CurrentScope() scope: Scope, @Param('id') id: string, @Body() dto: RotateSecretDto) {
+    return this.webhooks.rotateSecret(scope, id, dto);
+  }
+
+  @Post(':id/recover')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Send again what failed or was skipped since a time',
+    description:
+      'Every `failed` or `skipped` delivery of this subscription created since `since` (at most 14 days ago) is queued again with its webhook_id and bytes, with a new retry schedule (202: sent asynchronously). A disabled subscription answers 409 `webhook_disabled`: re-enable it first.',
+  })
+  @ApiParam({ name: 'id', example: 'whk_4f9TzQe1LmN8pR2sV6xY0a' })
+  @ApiSuccess(RecoverResultDto, { status: 202 })
+  @ApiErrors('validation_failed', 'invalid_json', 'webhook_not_found', 'webhook_disabled', 'unsupported_media_type', ...KEYED_ERRORS)
+  recover(@CurrentScope() scope: Scope, @Param('id') id: string, @Body() dto: RecoverDeliveriesDto) {
+    return this.deliveries.recover(scope, id, dto);
   }
 
   @Delete(':id')

@@ -10,11 +10,13 @@ import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import type { PublicEventType } from '../events/event-map';
 import { Tx, TransactionRunner } from '../events/transaction-runner';
-import { CreateWebhookDto, ListWebhooksQuery, UpdateWebhookDto } from './dto/webhook.dto';
+import { CreateWebhookDto, ListWebhooksQuery, RotateSecretDto, UpdateWebhookDto } from './dto/webhook.dto';
 import { SecretBox } from './secret-box';
 import { ForbiddenTargetError, isAllowedWebhookPort, resolveSafely } from './ssrf-guard';
 import { toWebhookView } from './webhook.mapper';
 import { WebhookSubscription } from './webhook-subscription.entity';
+
+const DEFAULT_PREVIOUS_SECRET_SECONDS = 86_400;
 
 /** Webhook subscriptions of one partner and mode: validation, the plan's event-type limit, encrypted secrets. */
 @Injectable()
@@ -72,10 +74,37 @@ export class WebhooksService {
       const events = dto.events ?? sub.events;
       if (status === 'active') await this.checkEventTypeLimit(tx, auth, events, sub.id);
       if (dto.url !== undefined) sub.url = dto.url;
-      if (dto.secret !== undefined) sub.secretEncrypted = this.secrets.seal(dto.secret);
-      if (dto.status !== undefined && dto.status !== sub.status) sub.disabledReason = dto.status === 'disabled' ? 'Disabled by the partner.' : null;
+      if (dto.secret !== undefined) {
+        // An immediate replacement: no overlap (rotate-secret is the way to change it without missing events).
+        sub.secretEncrypted = this.secrets.seal(dto.secret);
+        sub.secretPreviousEncrypted = null;
+        sub.previousSecretExpiresAt = null;
+      }
+      if (dto.status !== undefined && dto.status !== sub.status) {
+        sub.disabledReason = dto.status === 'disabled' ? 'Disabled by the partner.' : null;
+        // Re-enabled: the auto-disable period starts again from the next failure.
+        if (dto.status === 'active') sub.failingSince = null;
+      }
       sub.events = events;
       sub.status = status;
+      return tx.em.save(sub);
+    });
+    return toWebhookView(saved);
+  }
+
+  /**
+   * Contract section 15: the new secret signs from now on; the current one becomes the previous secret and keeps
+   * signing beside it until `previous_secret_expires_in` seconds from now (a previous secret of an earlier rotation
+   * is dropped). Serialised per partner and mode, so two rotations at once cannot lose a secret.
+   */
+  async rotateSecret(scope: Scope, id: string, dto: RotateSecretDto) {
+    const overlapSeconds = dto.previous_secret_expires_in ?? DEFAULT_PREVIOUS_SECRET_SECONDS;
+    const saved = await this.runner.run(async (tx) => {
+      await this.lockScope(tx, scope);
+      const sub = await this.find(tx.em, scope, id);
+      sub.secretPreviousEncrypted = overlapSeconds > 0 ? sub.secretEncrypted : null;
+      sub.previousSecretExpiresAt = overlapSeconds > 0 ? new Date(Date.now() + overlapSeconds * 1000) : null;
+      sub.secretEncrypted = this.secrets.seal(dto.secret);
       return tx.em.save(sub);
     });
     return toWebhookView(saved);

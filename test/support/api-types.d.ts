@@ -745,7 +745,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Deliveries are signed with `secret` (X-SVC-Signature: sha256=<hex HMAC>). The secret is never returned. Starter plans may use at most 2 distinct event types across active subscriptions.
+         * @description Deliveries are signed with `secret`: `X-SVC-Signature: sha256=<hex HMAC of the body>` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (verify with any Standard Webhooks library, passing `whsec_` + base64(secret)). The secret is never returned. Starter plans may use at most 2 distinct event types across active subscriptions.
          */
         post: operations["Webhooks_create"];
         delete?: never;
@@ -777,9 +777,49 @@ export interface paths {
         head?: never;
         /**
          * Change url, events, secret or status
-         * @description Set `status: "active"` to re-enable a subscription disabled after a 410.
+         * @description Set `status: "active"` to re-enable a disabled subscription (after a 410, after auto-disable, or paused by you). A `secret` given here replaces the old one at once; use rotate-secret to change it without missing events.
          */
         patch: operations["Webhooks_update"];
+        trace?: never;
+    };
+    "/api/connect/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret with an overlap
+         * @description The new secret signs from now on. Until `previous_secret_expires_at` (now + `previous_secret_expires_in` seconds, default 86400, at most 604800) deliveries carry both signatures: `webhook-signature: v1,<new> v1,<previous>`, `X-SVC-Signature` with the new secret and `X-SVC-Signature-Previous` with the previous one. Rotating again during an overlap drops the older previous secret.
+         */
+        post: operations["Webhooks_rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connect/webhooks/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send again what failed or was skipped since a time
+         * @description Every `failed` or `skipped` delivery of this subscription created since `since` (at most 14 days ago) is queued again with its webhook_id and bytes, with a new retry schedule (202: sent asynchronously). A disabled subscription answers 409 `webhook_disabled`: re-enable it first.
+         */
+        post: operations["Webhooks_recover"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/connect/webhooks/{id}/deliveries": {
@@ -802,6 +842,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/connect/webhooks/{id}/deliveries/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One delivery with its payload and every attempt
+         * @description The exact body sent (`payload`, the envelope as JSON) and every attempt in order: when it went out, the status your endpoint answered (null when no answer came), how long it took and the error.
+         */
+        get: operations["WebhookDeliveries_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/connect/webhooks/{id}/deliveries/{webhook_id}/redeliver": {
         parameters: {
             query?: never;
@@ -813,7 +873,7 @@ export interface paths {
         put?: never;
         /**
          * Send a delivery again
-         * @description Queues the same stored body with the same webhook_id (202: accepted, sent asynchronously with the usual retries). Works for delivered and failed deliveries alike.
+         * @description Queues the same stored body with the same webhook_id (202: accepted, sent asynchronously with the usual retries). Works for delivered, failed and skipped deliveries alike. A disabled subscription sends nothing: 409 `webhook_disabled` (re-enable it first).
          */
         post: operations["WebhookDeliveries_redeliver"];
         delete?: never;
@@ -2458,10 +2518,16 @@ export interface components {
              */
             created_at: string;
             /**
-             * @description Why the platform disabled it (e.g. the endpoint answered 410).
+             * @description Why it was disabled: by the partner, the endpoint answered 410, or every delivery failed for longer than the auto-disable period.
              * @example null
              */
             disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @description Until this time deliveries are also signed with the secret before the last rotation; null when no previous secret is in force.
+             * @example null
+             */
+            previous_secret_expires_at: string | null;
             /**
              * Format: date-time
              * @example 2025-11-22T10:00:00.000Z
@@ -2496,7 +2562,10 @@ export interface components {
              *     ]
              */
             events?: ("course.enrolled" | "course.completed" | "course.progress" | "certificate.issued" | "webinar.started" | "webinar.joined" | "webinar.ended" | "user.registered" | "credits.purchased")[];
-            /** @example whsec-rotated-0123456789 */
+            /**
+             * @description Replaces the secret at once (and ends any rotation overlap). To change it without missing events, use rotate-secret.
+             * @example whsec-rotated-0123456789
+             */
             secret?: string;
             /**
              * @description Re-enable a subscription disabled by a 410, or pause one.
@@ -2504,6 +2573,34 @@ export interface components {
              * @enum {string}
              */
             status?: "active" | "disabled";
+        };
+        RotateSecretDto: {
+            /**
+             * @description The new signing secret; never returned.
+             * @example whsec-rotated-0123456789
+             */
+            secret: string;
+            /**
+             * @description Seconds during which deliveries are signed with both the new and the previous secret (0: the previous secret stops at once).
+             * @default 86400
+             * @example 86400
+             */
+            previous_secret_expires_in?: number;
+        };
+        RecoverResultDto: {
+            /**
+             * @description How many deliveries were queued again.
+             * @example 12
+             */
+            requeued: number;
+        };
+        RecoverDeliveriesDto: {
+            /**
+             * Format: date-time
+             * @description Send again every failed or skipped delivery created since this time (ISO 8601 with offset, at most 14 days ago).
+             * @example 2025-11-21T08:00:00Z
+             */
+            since: string;
         };
         WebhookDeletedDto: {
             /** @example whk_4f9TzQe1LmN8pR2sV6xY0a */
@@ -2520,10 +2617,11 @@ export interface components {
             /** @example course.enrolled */
             event: string;
             /**
+             * @description `skipped`: the event happened while the subscription was disabled and was not sent (recover sends it).
              * @example delivered
              * @enum {string}
              */
-            status: "pending" | "delivered" | "failed";
+            status: "pending" | "delivered" | "failed" | "skipped";
             /** @example 1 */
             attempts: number;
             /** @example 200 */
@@ -2560,6 +2658,76 @@ export interface components {
              */
             pages: number;
             deliveries: components["schemas"]["DeliveryDto"][];
+        };
+        DeliveryAttemptDto: {
+            /**
+             * Format: date-time
+             * @description When the request went out.
+             * @example 2025-11-22T10:00:00.000Z
+             */
+            attempted_at: string;
+            /**
+             * @description The HTTP status your endpoint answered; null when no answer came (timeout, connection refused).
+             * @example 503
+             */
+            status_code: number | null;
+            /** @example 42 */
+            duration_ms: number;
+            /**
+             * @description null on success.
+             * @example HTTP 503
+             */
+            error: string | null;
+        };
+        DeliveryDetailDto: {
+            /**
+             * @description The envelope webhook_id and X-SVC-Delivery header; the same on every retry.
+             * @example whd_8KfL2mQ9rS4tU7vW1xY3zA
+             */
+            webhook_id: string;
+            /** @example course.enrolled */
+            event: string;
+            /**
+             * @description `skipped`: the event happened while the subscription was disabled and was not sent (recover sends it).
+             * @example delivered
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed" | "skipped";
+            /** @example 200 */
+            last_status_code: number | null;
+            /** @example null */
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @example 2025-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2025-11-22T10:00:00.412Z
+             */
+            delivered_at: string | null;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            next_attempt_at: string | null;
+            /**
+             * @description The exact body sent (the envelope `{ event, timestamp, webhook_id, data }`), parsed.
+             * @example {
+             *       "event": "course.enrolled",
+             *       "timestamp": "2025-11-22T10:00:00.000Z",
+             *       "webhook_id": "whd_8KfL2mQ9rS4tU7vW1xY3zA",
+             *       "data": {
+             *         "enrollment_id": 3
+             *       }
+             *     }
+             */
+            payload: {
+                [key: string]: unknown;
+            };
+            /** @description Every attempt, oldest first. */
+            attempts: components["schemas"]["DeliveryAttemptDto"][];
         };
         CreatedWebinarDto: {
             /** @example wbn_4fJ9kQ2xT7mN1pR8sV3wYz */
@@ -8780,6 +8948,320 @@ export interface operations {
             };
         };
     };
+    Webhooks_rotateSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RotateSecretDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example success
+                         * @enum {string}
+                         */
+                        status: "success";
+                        data: components["schemas"]["WebhookDto"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is invalid. `invalid_json`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `webhook_not_found`: Webhook subscription not found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description `unsupported_media_type`: Requests with a body must be sent as Content-Type: application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    Webhooks_recover: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecoverDeliveriesDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example success
+                         * @enum {string}
+                         */
+                        status: "success";
+                        data: components["schemas"]["RecoverResultDto"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is invalid. `invalid_json`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `webhook_not_found`: Webhook subscription not found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `webhook_disabled`: The webhook subscription is disabled. Re-enable it with PATCH { "status": "active" } first. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description `unsupported_media_type`: Requests with a body must be sent as Content-Type: application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     WebhookDeliveries_list: {
         parameters: {
             query?: {
@@ -8857,6 +9339,111 @@ export interface operations {
                 };
             };
             /** @description `webhook_not_found`: Webhook subscription not found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    WebhookDeliveries_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example success
+                         * @enum {string}
+                         */
+                        status: "success";
+                        data: components["schemas"]["DeliveryDetailDto"];
+                    };
+                };
+            };
+            /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `webhook_not_found`: Webhook subscription not found. `delivery_not_found`: Webhook delivery not found. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8985,6 +9572,22 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description `webhook_disabled`: The webhook subscription is disabled. Re-enable it with PATCH { "status": "active" } first. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min } from 'class-validator';
 import { PageQuery, PageMetaDto } from '../../common/pagination';
 import { PUBLIC_EVENT_TYPES, PublicEventType } from '../../events/event-map';
 
@@ -44,7 +44,13 @@ export class UpdateWebhookDto {
   @IsIn(PUBLIC_EVENT_TYPES, { each: true, message: EVENTS_MESSAGE })
   events?: PublicEventType[];
 
-  @ApiPropertyOptional({ example: 'whsec-rotated-0123456789', minLength: 16, maxLength: 256, writeOnly: true })
+  @ApiPropertyOptional({
+    example: 'whsec-rotated-0123456789',
+    minLength: 16,
+    maxLength: 256,
+    writeOnly: true,
+    description: 'Replaces the secret at once (and ends any rotation overlap). To change it without missing events, use rotate-secret.',
+  })
   @IsOptional()
   @IsString()
   @Length(16, 256)
@@ -77,8 +83,22 @@ export class WebhookCreatedDto {
 }
 
 export class WebhookDto extends WebhookCreatedDto {
-  @ApiProperty({ type: String, example: null, nullable: true, description: 'Why the platform disabled it (e.g. the endpoint answered 410).' })
+  @ApiProperty({
+    type: String,
+    example: null,
+    nullable: true,
+    description: 'Why it was disabled: by the partner, the endpoint answered 410, or every delivery failed for longer than the auto-disable period.',
+  })
   disabled_reason: string | null;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    example: null,
+    nullable: true,
+    description: 'Until this time deliveries are also signed with the secret before the last rotation; null when no previous secret is in force.',
+  })
+  previous_secret_expires_at: string | null;
 
   @ApiProperty({ example: '2025-11-22T10:00:00.000Z' })
   updated_at: string;
@@ -87,6 +107,29 @@ export class WebhookDto extends WebhookCreatedDto {
 export class WebhookListDto extends PageMetaDto {
   @ApiProperty({ type: [WebhookDto] })
   webhooks: WebhookDto[];
+}
+
+export const MAX_PREVIOUS_SECRET_SECONDS = 604_800;
+
+export class RotateSecretDto {
+  @ApiProperty({ example: 'whsec-rotated-0123456789', minLength: 16, maxLength: 256, writeOnly: true, description: 'The new signing secret; never returned.' })
+  @IsString()
+  @Length(16, 256)
+  secret: string;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_PREVIOUS_SECRET_SECONDS,
+    default: 86_400,
+    example: 86_400,
+    description: 'Seconds during which deliveries are signed with both the new and the previous secret (0: the previous secret stops at once).',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_PREVIOUS_SECRET_SECONDS)
+  previous_secret_expires_in?: number;
 }
 
 export class WebhookDeletedDto {

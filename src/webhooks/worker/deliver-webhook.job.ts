@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DelayedError, Job, UnrecoverableError } from 'bullmq';
-import { createHmac } from 'node:crypto';
 import { AppConfig } from '../../config/config';
 import { MetricsService } from '../../metrics/metrics.service';
 import { APP_CONFIG } from '../../config/config.module';
@@ -8,6 +7,7 @@ import { SecretBox } from '../secret-box';
 import type { DeliverWebhookData } from '../webhook-queue';
 import { AttemptRecord, DeliveryRow, DeliveryStore } from './delivery-store';
 import { nextDelayMs, parseRetryAfter } from './retry-schedule';
+import { signatureHeaders } from './signatures';
 import { WebhookSender } from './webhook-sender';
 
 /** Thrown for a failed attempt that will be retried; carries the delay already written to next_attempt_at. */
@@ -29,8 +29,9 @@ const EARLY_TOLERANCE_MS = 1000;
 export const INFRA_RETRY_MS = 2000;
 
 /**
- * One delivery attempt: POST the stored bytes, signed; record the attempt; 2xx done, 410 disables the
- * subscription, anything else is thrown so BullMQ retries on the configured schedule.
+ * One delivery attempt: POST the stored bytes, signed (X-SVC-Signature and Standard Webhooks, signatures.ts); record
+ * the attempt; 2xx done, 410 disables the subscription, anything else is thrown so BullMQ retries on the configured
+ * schedule. A delivery whose subscription is disabled when it comes due is recorded `skipped`, not sent.
  *
  * The delivery row is the truth (contract section 20): the retry budget is counted from its attempts, and a
  * job is only a way to reach it (the sweep re-enqueues due deliveries whose job Redis lost). A failure of
@@ -64,18 +65,18 @@ export class DeliverWebhookJob {
     if (row.next_attempt_at && row.next_attempt_at.getTime() > Date.now() + EARLY_TOLERANCE_MS) return;
     if (row.subscription_status !== 'active') {
       try {
-        await this.store.settleFailed(row.id, 'Subscription is disabled');
+        await this.store.settleSkipped(row.id);
       } catch (err) {
         return this.retryLater(job, token, err);
       }
       return;
     }
 
-    const signature = createHmac('sha256', this.secretOf(row.secret_encrypted)).update(row.body).digest('hex');
     const attemptedAt = new Date();
+    const secrets = { current: this.secretOf(row.secret_encrypted), previous: row.secret_previous_encrypted ? this.secretOf(row.secret_previous_encrypted) : null };
     const result = await this.sender.send(row.url, row.body, {
       'content-type': 'application/json',
-      'x-svc-signature': `sha256=${signature}`,
+      ...signatureHeaders(row.id, row.body, secrets, Math.floor(attemptedAt.getTime() / 1000)),
       'x-svc-event': row.event_type,
       'x-svc-delivery': row.id,
     });

@@ -1,7 +1,9 @@
-import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Batcher } from '../../common/batcher';
+import { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
 import type { SendResult } from './webhook-sender';
 
 export interface DeliveryRow {
@@ -15,6 +17,8 @@ export interface DeliveryRow {
   subscription_id: string;
   url: string;
   secret_encrypted: string;
+  /** The previous secret while a rotation's overlap lasts, else null. */
+  secret_previous_encrypted: string | null;
   subscription_status: string;
 }
 
@@ -44,7 +48,14 @@ export class DeliveryStore implements BeforeApplicationShutdown {
   private readonly unrecorded = new Map<string, AttemptRecord>();
   private timer?: NodeJS.Timeout;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  private readonly disabledReason: string;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.disabledReason = `Every delivery failed for more than ${describeDuration(config.webhook.disableAfterMs)}, with no success.`;
+  }
 
   load(deliveryId: string): Promise<DeliveryRow | undefined> {
     return this.loads.call(deliveryId);
@@ -66,8 +77,9 @@ export class DeliveryStore implements BeforeApplicationShutdown {
     await this.dataSource.query(`UPDATE webhook_subscriptions SET status = 'disabled', disabled_reason = $2, updated_at = now() WHERE id = $1`, [subscriptionId, reason]);
   }
 
-  async settleFailed(deliveryId: string, error: string): Promise<void> {
-    await this.dataSource.query(`UPDATE webhook_deliveries SET status = 'failed', last_status_code = NULL, last_error = $2, next_attempt_at = NULL WHERE id = $1`, [deliveryId, error]);
+  /** A delivery that came due while its subscription is disabled: not sent, kept for `recover` (contract section 15). */
+  async settleSkipped(deliveryId: string): Promise<void> {
+    await this.dataSource.query(`UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL WHERE id = $1 AND status = 'pending'`, [deliveryId]);
   }
 
   /** On shutdown, while the pool is open: one last try for the successes still unrecorded. */
@@ -92,7 +104,8 @@ export class DeliveryStore implements BeforeApplicationShutdown {
   private async loadMany(ids: string[]): Promise<Array<DeliveryRow | undefined>> {
     const rows: DeliveryRow[] = await this.dataSource.query(
       `SELECT d.id, d.body, d.event_type, d.status, d.attempts, d.retry_base, d.next_attempt_at, d.subscription_id,
-              s.url, s.secret_encrypted, s.status AS subscription_status
+              s.url, s.secret_encrypted, s.status AS subscription_status,
+              CASE WHEN s.previous_secret_expires_at > now() THEN s.secret_previous_encrypted END AS secret_previous_encrypted
          FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
         WHERE d.id = ANY($1::varchar[])`,
       [ids],
@@ -102,8 +115,13 @@ export class DeliveryStore implements BeforeApplicationShutdown {
   }
 
   /**
-   * The attempt rows and the deliveries' new states of a batch in one statement (atomic, one round trip). Only a
-   * pending delivery takes a record: a late record of an attempt whose delivery has settled meanwhile changes nothing.
+   * The attempt rows, the deliveries' new states and their subscriptions' health of a batch in one statement (atomic,
+   * one round trip). Every attempt of a delivery that still exists is kept; only a pending delivery changes state (a
+   * late record of an attempt whose delivery settled meanwhile is history, not a new outcome).
+   *
+   * Subscription health (contract section 15): `failing_since` is the first failed attempt since the last success. A
+   * success clears it; a failure when it is older than WEBHOOK_DISABLE_AFTER_MS disables the subscription. A healthy
+   * subscription's row is not written (the WHERE filters it out), so successes cost one index probe.
    */
   private async recordMany(records: AttemptRecord[]): Promise<void[]> {
     if (!records.length) return [];
@@ -113,9 +131,29 @@ export class DeliveryStore implements BeforeApplicationShutdown {
            AS v(id, status, status_code, error, next_attempt_at, duration_ms, response_body, attempted_at)),
        d AS (
          UPDATE webhook_deliveries w
-            SET status = v.status, attempts = w.attempts + 1, last_status_code = v.status_code, last_error = v.error,
-                next_attempt_at = v.next_attempt_at, delivered_at = CASE WHEN v.status = 'delivered' THEN now() ELSE w.delivered_at END
-           FROM v WHERE w.id = v.id AND w.status = 'pending' RETURNING w.id)
+            SET attempts = w.attempts + 1,
+                status = CASE WHEN w.status = 'pending' THEN v.status ELSE w.status END,
+                last_status_code = CASE WHEN w.status = 'pending' THEN v.status_code ELSE w.last_status_code END,
+                last_error = CASE WHEN w.status = 'pending' THEN v.error ELSE w.last_error END,
+                next_attempt_at = CASE WHEN w.status = 'pending' THEN v.next_attempt_at ELSE w.next_attempt_at END,
+                delivered_at = CASE WHEN w.status = 'pending' AND v.status = 'delivered' THEN now() ELSE w.delivered_at END
+           FROM v WHERE w.id = v.id RETURNING w.id, w.subscription_id),
+       health AS (
+         SELECT d.subscription_id, bool_or(v.status = 'delivered') AS ok, min(v.attempted_at) FILTER (WHERE v.status <> 'delivered') AS first_failed_at
+           FROM v JOIN d ON d.id = v.id GROUP BY d.subscription_id),
+       -- Only the rows that change, locked in id order: two batches at once never deadlock over two subscriptions.
+       due AS (
+         SELECT s.id, h.ok, h.first_failed_at FROM webhook_subscriptions s JOIN health h ON h.subscription_id = s.id
+          WHERE CASE WHEN h.ok THEN s.failing_since IS NOT NULL
+                     ELSE s.failing_since IS NULL OR (s.status = 'active' AND s.failing_since < now() - $9 * interval '1 millisecond') END
+          ORDER BY s.id FOR UPDATE OF s),
+       s AS (
+         UPDATE webhook_subscriptions s
+            SET failing_since = CASE WHEN h.ok THEN NULL ELSE coalesce(s.failing_since, h.first_failed_at) END,
+                status = CASE WHEN NOT h.ok AND s.failing_since < now() - $9 * interval '1 millisecond' THEN 'disabled' ELSE s.status END,
+                disabled_reason = CASE WHEN NOT h.ok AND s.failing_since < now() - $9 * interval '1 millisecond' THEN $10 ELSE s.disabled_reason END,
+                updated_at = CASE WHEN NOT h.ok AND s.failing_since < now() - $9 * interval '1 millisecond' THEN now() ELSE s.updated_at END
+           FROM due h WHERE s.id = h.id)
        INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, error, response_body)
        SELECT v.id, v.attempted_at, v.status_code, v.duration_ms, v.error, v.response_body
          FROM v JOIN d ON d.id = v.id`,
@@ -128,8 +166,17 @@ export class DeliveryStore implements BeforeApplicationShutdown {
         records.map((r) => r.result.durationMs),
         records.map((r) => r.result.responseBody?.replace(/\u0000/g, '') ?? null),
         records.map((r) => r.attemptedAt),
+        this.config.webhook.disableAfterMs,
+        this.disabledReason,
       ],
     );
     return records.map(() => undefined);
   }
+}
+
+/** "5 days", "36 hours", "90 minutes", "1500 ms": the largest whole unit, for disabled_reason. */
+export function describeDuration(ms: number): string {
+  const units: Array<[number, string]> = [[86_400_000, 'day'], [3_600_000, 'hour'], [60_000, 'minute'], [1000, 'second']];
+  for (const [size, name] of units) if (ms >= size && ms % size === 0) return `${ms / size} ${name}${ms === size ? '' : 's'}`;
+  return `${ms} ms`;
 }
