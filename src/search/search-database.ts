@@ -35,7 +35,7 @@ export class SearchDatabase implements SearchSql {
 
   async query(sql: string, params?: unknown[]): Promise<unknown[]> {
     try {
-      return (await this.pool.query(sql, params)).rows;
+      return (await this.pool.query<Record<string, unknown>>(sql, params)).rows;
     } catch (e) {
       // 57014: cancelled by the statement timeout; the client-side query timeout says "Query read timeout".
       if ((e as { code?: string }).code === '57014' || /Query read timeout/.test((e as Error).message)) {
