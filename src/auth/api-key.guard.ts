@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
+import { sqlOne } from '../common/database';
 import { DomainError } from '../common/errors';
 import type { Mode } from '../common/scope';
 import { AppConfig } from '../config/config';
@@ -89,8 +90,10 @@ export class ApiKeyGuard implements CanActivate {
     return true;
   }
 
-  private contextOf({ revoked: _revoked, ...record }: KeyRecord, scope: { partnerId: number; mode: Mode }): AuthContext {
-    return { ...record, scope };
+  /** The record without `revoked` (a request only ever sees a live key), with the scope it acts in. */
+  private contextOf(record: KeyRecord, scope: { partnerId: number; mode: Mode }): AuthContext {
+    const { keyId, partnerId, partnerName, partnerStatus, allowedOrigins, mode, role, plan } = record;
+    return { keyId, partnerId, partnerName, partnerStatus, allowedOrigins, mode, role, plan, scope };
   }
 
   /** Admin keys act for the operators' own account, or for a partner named by X-Partner-Id (and X-Partner-Mode). */
@@ -104,9 +107,9 @@ export class ApiKeyGuard implements CanActivate {
     if (modeHeader !== undefined && modeHeader !== 'test' && modeHeader !== 'live') {
       throw new DomainError('validation_failed', [{ field: 'X-Partner-Mode', message: 'X-Partner-Mode must be test or live' }]);
     }
-    const [exists] = await this.dataSource.query('SELECT 1 FROM partners WHERE id = $1', [Number(partnerHeader)]);
+    const exists = await sqlOne<{ one: number }>(this.dataSource, 'SELECT 1 AS one FROM partners WHERE id = $1', [Number(partnerHeader)]);
     if (!exists) throw new DomainError('partner_not_found');
-    return this.contextOf(record, { partnerId: Number(partnerHeader), mode: (modeHeader as Mode | undefined) ?? record.mode });
+    return this.contextOf(record, { partnerId: Number(partnerHeader), mode: modeHeader ?? record.mode });
   }
 
   private setUsageHeaders(res: Response, usage: UsageOutcome): void {

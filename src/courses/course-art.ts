@@ -1,6 +1,7 @@
 /** Generated course thumbnails and tutor avatars (SVG), drawn from text only. */
 
 // Characters XML 1.0 forbids even when escaped; dropping them keeps the document well-formed.
+// eslint-disable-next-line no-control-regex -- the control characters are exactly what must be matched and dropped
 const XML_FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
 /** Escapes text for XML and HTML element content and quoted attribute values. */

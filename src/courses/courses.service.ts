@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { sql, sqlOne } from '../common/database';
 import { DomainError } from '../common/errors';
 import { offsetOf, pageOf } from '../common/pagination';
 import { SerializedBody } from '../common/serialized-body';
@@ -8,7 +9,7 @@ import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { CatalogueCache } from './catalogue-cache';
 import { Course } from './course.entity';
-import { COURSE_LIST_COLUMNS, CourseUrls, rowToCourseListItem, toCourseDetail } from './course.mapper';
+import { COURSE_LIST_COLUMNS, CourseListRow, CourseUrls, rowToCourseListItem, toCourseDetail } from './course.mapper';
 import { CourseDetailDto, CourseListDto } from './dto/course.dto';
 import { CourseSort, ListCoursesQuery } from './dto/list-courses.query';
 import { Topic } from './topic.entity';
@@ -115,7 +116,9 @@ export class CoursesService {
     }
     const whereSql = where.join(' AND ');
     params.push(query.limit, offsetOf(query));
-    const rows: Array<Record<string, unknown>> = await this.dataSource.query(
+    // total: count(*) OVER () is a bigint, which the driver answers as a string.
+    const rows = await sql<CourseListRow & { total: string }>(
+      this.dataSource,
       `SELECT ${COURSE_LIST_COLUMNS}, count(*) OVER () AS total
          FROM courses c JOIN tutors t ON t.id = c.tutor_id
         WHERE ${whereSql}
@@ -125,8 +128,8 @@ export class CoursesService {
     );
     let total = rows.length ? Number(rows[0].total) : 0;
     if (!rows.length && query.page > 1) {
-      const [{ count }] = await this.dataSource.query(`SELECT count(*)::int AS count FROM courses c WHERE ${whereSql}`, params.slice(0, -2));
-      total = count;
+      const counted = await sqlOne<{ count: number }>(this.dataSource, `SELECT count(*)::int AS count FROM courses c WHERE ${whereSql}`, params.slice(0, -2));
+      total = counted?.count ?? 0; // an aggregate without GROUP BY always answers one row
     }
     const courses = rows.map((r) => rowToCourseListItem(r, this.urls));
     return pageOf('courses', courses, total, query);

@@ -15,7 +15,9 @@ export class HttpMetricsMiddleware implements NestMiddleware {
   use(req: Request, res: Response, next: NextFunction): void {
     const started = process.hrtime.bigint();
     res.once('finish', () => {
-      const route = req.route?.path ? `${req.baseUrl ?? ''}${req.route.path}` : 'unmatched';
+      // Express types req.route as any; when a route matched, its path is the pattern string Nest registered.
+      const routePath = (req.route as { path?: string } | undefined)?.path;
+      const route = routePath ? `${req.baseUrl ?? ''}${routePath}` : 'unmatched';
       const status = String(res.statusCode);
       const key = `${req.method} ${route} ${status}`;
       let c = this.children.get(key);

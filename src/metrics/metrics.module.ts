@@ -1,6 +1,7 @@
 import { Global, MiddlewareConsumer, Module, NestModule, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { sqlOne } from '../common/database';
 import { HttpMetricsMiddleware } from './http-metrics.middleware';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
@@ -23,7 +24,8 @@ export class MetricsModule implements NestModule, OnModuleInit {
 
   onModuleInit(): void {
     this.metrics.gauge('outbox_backlog', 'Domain events committed but not yet fanned out to webhooks.', [], async (set) => {
-      const [{ n }] = await this.dataSource.query('SELECT count(*)::int AS n FROM events WHERE dispatched_at IS NULL');
+      // An aggregate without GROUP BY: always one row, n int.
+      const { n } = (await sqlOne<{ n: number }>(this.dataSource, 'SELECT count(*)::int AS n FROM events WHERE dispatched_at IS NULL'))!;
       set({}, n);
     });
   }

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { affected, sql } from '../common/database';
 import { EmbeddingsClient, EmbeddingsError } from './embeddings.client';
 
 /** Courses per embeddings request. */
@@ -19,7 +20,9 @@ export async function embedPendingCourses(db: DataSource, client: EmbeddingsClie
   let stored = 0;
   let afterId = 0;
   for (;;) {
-    const batch: Array<{ course_id: number; content: string; content_hash: string }> = await db.query(
+    // course_id int, content text, content_hash char(32).
+    const batch = await sql<{ course_id: number; content: string; content_hash: string }>(
+      db,
       `SELECT course_id, content, content_hash FROM search_documents
         WHERE course_id > $1 AND (embedded_hash IS DISTINCT FROM content_hash OR embedding_model IS DISTINCT FROM $2)
         ORDER BY course_id LIMIT $3`,
@@ -28,13 +31,13 @@ export async function embedPendingCourses(db: DataSource, client: EmbeddingsClie
     if (!batch.length) return stored;
     afterId = batch[batch.length - 1].course_id;
     const vectors = await embedWithRetry(client, batch.map((b) => b.content));
-    const updated = await db.query(
+    stored += await affected(
+      db,
       `UPDATE search_documents d SET embedding = v.embedding::real[], embedding_model = $4, embedded_hash = v.hash, embedded_at = now()
          FROM (SELECT * FROM unnest($1::int[], $2::text[], $3::text[]) AS u(course_id, hash, embedding)) v
         WHERE d.course_id = v.course_id AND d.content_hash = v.hash`,
       [batch.map((b) => b.course_id), batch.map((b) => b.content_hash), vectors.map((v) => `{${v.join(',')}}`), client.model],
     );
-    stored += Number(updated[1] ?? 0);
   }
 }
 

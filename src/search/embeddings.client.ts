@@ -76,7 +76,8 @@ async function readBounded(res: Response, limit: number, abort: AbortController,
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
-    for await (const chunk of res.body ?? []) {
+    const body: AsyncIterable<Uint8Array> | Iterable<Uint8Array> = res.body ?? [];
+    for await (const chunk of body) {
       size += chunk.byteLength;
       if (size > limit) {
         abort.abort();
@@ -94,7 +95,7 @@ async function readBounded(res: Response, limit: number, abort: AbortController,
 function parseEmbeddings(body: unknown, expected: number): number[][] {
   const data = (body as { data?: unknown })?.data;
   if (!Array.isArray(data) || data.length !== expected) throw new EmbeddingsError('embeddings answer has no data array of the right length');
-  const out: number[][] = new Array(expected);
+  const out = new Array<number[]>(expected);
   let dims = -1;
   for (const [i, item] of data.entries()) {
     const { embedding, index } = (item ?? {}) as { embedding?: unknown; index?: unknown };

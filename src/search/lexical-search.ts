@@ -1,3 +1,4 @@
+import { sql } from '../common/database';
 import { Concept, SearchFilters, toTsQuery } from './query-parser';
 import { SearchSql } from './search-database';
 import { correctable } from './spelling';
@@ -46,7 +47,7 @@ export class LexicalSearch {
     const candidates = [...new Set(tokens.filter(correctable))].slice(0, MAX_CHECKED_WORDS);
     const fixes = new Map<string, string>();
     if (!candidates.length) return fixes;
-    const rows: Array<{ word: string; fix: string }> = await this.db.query(CORRECTIONS_SQL, [candidates, MAX_CORRECTED_WORDS, MIN_TRIGRAM_SIMILARITY, COMMON_WORD_RANK]);
+    const rows = await sql<{ word: string; fix: string }>(this.db, CORRECTIONS_SQL, [candidates, MAX_CORRECTED_WORDS, MIN_TRIGRAM_SIMILARITY, COMMON_WORD_RANK]);
     for (const r of rows) fixes.set(r.word, r.fix);
     return fixes;
   }
@@ -54,7 +55,8 @@ export class LexicalSearch {
   /** The first candidate phrase naming an organisation (most courses first) or a tutor of a published course. */
   async resolveOrganisation(phrases: string[]): Promise<{ index: number; name: string } | null> {
     if (!phrases.length) return null;
-    const rows: Array<{ i: number; name: string | null }> = await this.db.query(
+    const rows = await sql<{ i: number; name: string | null }>(
+      this.db,
       `SELECT p.i::int AS i,
               coalesce(
                 (SELECT h.organisation FROM search_heads h WHERE h.published AND lower(h.organisation) ~ p.re GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1),
@@ -78,7 +80,8 @@ export class LexicalSearch {
     const where = filterSql(filters, params);
     if (!concepts.length) {
       params.push(depth);
-      const rows = await this.db.query(
+      const rows = await sql<RankRow>(
+        this.db,
         `SELECT c.id, 0 AS score, count(*) OVER () AS total FROM search_heads h JOIN courses c ON c.id = h.course_id
           WHERE ${where} ORDER BY c.enrolled DESC, c.rating DESC, c.id LIMIT $${params.length}`,
         params,
@@ -86,7 +89,7 @@ export class LexicalSearch {
       return page(rows);
     }
     params.push(toTsQuery(concepts, '|'), toTsQuery(concepts, '&'), text, depth);
-    const query = (sql: string, values = params) => this.db.query(sql, values);
+    const query = (text: string) => sql<RankRow>(this.db, text, params);
     // Courses naming every concept in title, category, topics, tutor or organisation rank first anyway (the all-concepts
     // bonus): when there are enough of them, only they are scored and the other matches are just counted. Queries
     // that do not depend on each other run side by side on two connections (the count costs about what the ranking does).
@@ -94,7 +97,7 @@ export class LexicalSearch {
     if (concepts.length > 1) {
       const [allRows, [{ total }]] = await Promise.all([
         query(rankSql('head', 'all_q', where, params.length)),
-        query(countSql(where, params.length), params.slice(0, -3)),
+        sql<{ total: string }>(this.db, countSql(where, params.length), params.slice(0, -3)), // count(*): bigint, a string
       ]);
       const all = page(allRows);
       const allConcepts = all.hits.length > 0;
@@ -126,7 +129,8 @@ export class LexicalSearch {
     const where = filterSql(filters, params);
     params.push(text, limit);
     const n = params.length;
-    const rows = await this.db.query(
+    const rows = await sql<RankRow>(
+      this.db,
       `SELECT c.id, word_similarity($${n - 1}, lower(c.title)) AS score, count(*) OVER () AS total
          FROM courses c JOIN search_heads h ON h.course_id = c.id
         WHERE $${n - 1} <% lower(c.title) AND c.published AND ${where} -- c.published: the trigram index is partial
@@ -140,7 +144,8 @@ export class LexicalSearch {
   async filterIds(ids: number[], filters: SearchFilters): Promise<Set<number>> {
     const params: unknown[] = [ids];
     const where = filterSql(filters, params);
-    const rows: Array<{ id: number }> = await this.db.query(
+    const rows = await sql<{ id: number }>(
+      this.db,
       `SELECT h.course_id AS id FROM search_heads h WHERE h.course_id = ANY($1) AND ${where}`,
       params,
     );
@@ -236,6 +241,16 @@ function mergeRanked(first: RankedPage, rest: RankedPage, limit: number): Ranked
   return { hits, total: Math.max(rest.total, first.total) };
 }
 
-function page(rows: Array<{ id: number; score: string | number; total: string | number }>): RankedPage {
+/**
+ * A ranked row: id int; score a double (a number), or the literal 0 (an int); total count(*) OVER (), a bigint the
+ * driver answers as a string.
+ */
+interface RankRow {
+  id: number;
+  score: string | number;
+  total: string | number;
+}
+
+function page(rows: RankRow[]): RankedPage {
   return { hits: rows.map((r) => ({ id: r.id, score: Number(r.score) })), total: rows.length ? Number(rows[0].total) : 0 };
 }

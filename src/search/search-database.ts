@@ -3,7 +3,7 @@ import { DomainError } from '../common/errors';
 
 /** What search needs of a database: a statement and its rows. A TypeORM DataSource is one too (eval, benchmark). */
 export interface SearchSql {
-  query(sql: string, params?: unknown[]): Promise<any[]>;
+  query(sql: string, params?: unknown[]): Promise<unknown[]>;
 }
 
 /** Longest a search statement may run: the cost bound of one search, whatever its text. */
@@ -33,9 +33,9 @@ export class SearchDatabase implements SearchSql {
     this.pool.on('error', () => undefined);
   }
 
-  async query(sql: string, params?: unknown[]): Promise<any[]> {
+  async query(sql: string, params?: unknown[]): Promise<unknown[]> {
     try {
-      return (await this.pool.query(sql, params)).rows;
+      return (await this.pool.query<Record<string, unknown>>(sql, params)).rows;
     } catch (e) {
       // 57014: cancelled by the statement timeout; the client-side query timeout says "Query read timeout".
       if ((e as { code?: string }).code === '57014' || /Query read timeout/.test((e as Error).message)) {

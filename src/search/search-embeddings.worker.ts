@@ -52,7 +52,7 @@ export class SearchEmbeddingsWorker implements OnModuleInit, OnApplicationShutdo
   async enqueue(): Promise<void> {
     await this.queue
       ?.add(EMBED_PENDING_JOB, {}, { jobId: EMBED_PENDING_JOB, attempts: 5, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: true, removeOnFail: true })
-      .catch((e) => this.logger.warn(`could not enqueue course embedding: ${e.message}`));
+      .catch((e: unknown) => this.logger.warn(`could not enqueue course embedding: ${(e as Error).message}`));
   }
 
   async onApplicationShutdown(): Promise<void> {

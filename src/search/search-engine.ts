@@ -1,4 +1,5 @@
-import { COURSE_LIST_COLUMNS, CourseUrls, rowToCourseListItem } from '../courses/course.mapper';
+import { sql } from '../common/database';
+import { COURSE_LIST_COLUMNS, CourseListRow, CourseUrls, rowToCourseListItem } from '../courses/course.mapper';
 import { InterpretedDto, RelaxedFilter, SearchResponseDto, SearchResultDto } from './dto/search.dto';
 import { LexicalSearch, RankedHit } from './lexical-search';
 import { buildConcepts, extractFilters, SearchFilters } from './query-parser';
@@ -160,13 +161,14 @@ export class SearchEngine {
 
   private async hydrate(hits: RankedHit[]): Promise<SearchResultDto[]> {
     if (!hits.length) return [];
-    const rows: Array<Record<string, any>> = await this.db.query(
+    const rows = await sql<CourseListRow>(
+      this.db,
       `SELECT ${COURSE_LIST_COLUMNS}
          FROM courses c JOIN tutors t ON t.id = c.tutor_id
         WHERE c.id = ANY($1) AND c.published`,
       [hits.map((h) => h.id)],
     );
-    const byId = new Map(rows.map((r) => [r.id as number, r]));
+    const byId = new Map(rows.map((r) => [r.id, r]));
     return hits.flatMap((h) => {
       const r = byId.get(h.id);
       if (!r) return [];

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { sql, sqlOne } from '../common/database';
 import { EmbeddingsClient } from './embeddings.client';
 
 // A query's embedding must come back within this, so that a search with a slow model still answers within 1.5 s.
@@ -79,12 +80,16 @@ export class SemanticSearch {
   }
 
   private async reload(): Promise<void> {
-    const [{ stamp }] = await this.db.query(
+    // An aggregate without GROUP BY: always one row, stamp text.
+    const { stamp } = (await sqlOne<{ stamp: string }>(
+      this.db,
       `SELECT count(*) || ':' || coalesce(max(embedded_at)::text, '') AS stamp FROM search_documents WHERE embedding_model = $1`,
       [this.client.model],
-    );
+    ))!;
     if (stamp === this.set.stamp) return;
-    const rows: Array<{ course_id: number; embedding: number[] }> = await this.db.query(
+    // course_id int, embedding real[] (the driver answers an array of numbers).
+    const rows = await sql<{ course_id: number; embedding: number[] }>(
+      this.db,
       `SELECT course_id, embedding FROM search_documents WHERE embedding_model = $1 AND embedding IS NOT NULL`,
       [this.client.model],
     );

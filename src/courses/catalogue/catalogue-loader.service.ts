@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { join } from 'node:path';
 import { DataSource, EntityManager } from 'typeorm';
+import { sqlOne } from '../../common/database';
 import { projectRoot } from '../../common/project-root';
 import { CatalogueCache } from '../catalogue-cache';
 import { CatalogueCourse, buildCatalogue, readCatalogueFiles } from './build-catalogue';
@@ -72,13 +73,15 @@ export class CatalogueLoader {
 
   /** Takes the load lock of this transaction, waiting for another instance's load to finish first. */
   private async lock(em: EntityManager): Promise<void> {
-    while (!(await em.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [LOAD_LOCK]))[0].locked) {
+    // A SELECT without FROM: always one row, locked boolean.
+    while (!(await sqlOne<{ locked: boolean }>(em, 'SELECT pg_try_advisory_xact_lock($1) AS locked', [LOAD_LOCK]))!.locked) {
       await new Promise((r) => setTimeout(r, 200));
     }
   }
 
   private async hasCourses(em: EntityManager): Promise<boolean> {
-    const [{ present }] = await em.query('SELECT EXISTS (SELECT 1 FROM courses) AS present');
+    // A SELECT without FROM: always one row, present boolean.
+    const { present } = (await sqlOne<{ present: boolean }>(em, 'SELECT EXISTS (SELECT 1 FROM courses) AS present'))!;
     return present;
   }
 

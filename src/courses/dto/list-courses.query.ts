@@ -11,8 +11,9 @@ export class ListCoursesQuery extends PageQuery {
   @ApiPropertyOptional({ description: 'Category name, matched case-insensitively and exactly.', example: 'Computer Science' })
   @IsOptional()
   @IsString()
-  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
   @Length(1, 100)
+  // eslint-disable-next-line no-control-regex -- matching NUL is the point: PostgreSQL text cannot hold it
   @Matches(/^[^\u0000]*$/, { message: 'category must not contain NUL characters' })
   category?: string;
 

@@ -10,6 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sql } from '../../common/database';
 import { projectRoot } from '../../common/project-root';
 import { loadConfig } from '../../config/config';
 import { CourseUrls } from '../../courses/course.mapper';
@@ -37,7 +38,7 @@ const KINDS = ['natural', 'paraphrase', 'keyword', 'typo', 'filter', 'organisati
 const SETS = ['old set', 'tuning half', 'held-out half', 'held-out 2'] as const;
 
 function load(file: string): Judged[] {
-  return JSON.parse(readFileSync(join(projectRoot(), 'data', file), 'utf8')).queries;
+  return (JSON.parse(readFileSync(join(projectRoot(), 'data', file), 'utf8')) as { queries: Judged[] }).queries;
 }
 
 async function main(): Promise<void> {
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
   }
   try {
     const db = scratch.db;
-    const keys = new Map<number, string>((await db.query(`SELECT id, source_key FROM courses`)).map((r: { id: number; source_key: string }) => [r.id, r.source_key]));
+    const keys = new Map<number, string>((await sql<{ id: number; source_key: string }>(db, `SELECT id, source_key FROM courses`)).map((r) => [r.id, r.source_key]));
     const lexicon = SearchLexicon.load();
     const urls = new CourseUrls('http://localhost');
     const embedded = new EmbeddedSemantic(preparingSql(db), db, lexicon.stopwords);
@@ -78,7 +79,7 @@ async function main(): Promise<void> {
     const bm25 = await buildBm25Baseline(db);
     const ids = (engine: SearchEngine): Ranker => async (q) => (await engine.search(q, 10)).results.map((r) => keys.get(r.id)!);
     const rankers: Array<[string, Ranker]> = [
-      ['BM25', async (q) => bm25(q, 10)],
+      ['BM25', (q) => Promise.resolve(bm25(q, 10))],
       ['lexical', ids(lexicalOnly)],
       [hosted ? 'ours (+hosted)' : 'ours', ids(ours)],
     ];

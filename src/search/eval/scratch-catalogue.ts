@@ -14,7 +14,7 @@ export interface ScratchCatalogue {
 }
 
 // The loader only needs the cache to tell other instances; a scratch database has none.
-const noCache = { invalidate: async () => undefined } as unknown as CatalogueCache;
+const noCache = { invalidate: () => Promise.resolve() } as unknown as CatalogueCache;
 
 /**
  * A throw-away database (migrated, real catalogue and the embedded engine's word vectors loaded) for the eval and the benchmark. The server is taken from

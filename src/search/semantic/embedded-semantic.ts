@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { sql, sqlOne } from '../../common/database';
 import { COMMON_WORD_RANK } from '../lexical-search';
 import { SearchSql } from '../search-database';
 import { words as wordsOf } from '../search-lexicon';
@@ -10,6 +11,13 @@ import { ensureWordVectors } from './word-vector-import';
 /** The database the engine prepares itself from (the app's own pool: imports and loads are slow by design). */
 export interface PreparingSql extends SearchSql {
   transaction<T>(run: (tx: SearchSql) => Promise<T>): Promise<T>;
+}
+
+/** A row of search_word_vectors: word varchar(60), rank int, vector bytea (a Buffer). */
+interface WordVectorRow {
+  word: string;
+  rank: number;
+  vector: Buffer;
 }
 
 /** The app's DataSource as the engine's preparing database. */
@@ -127,12 +135,15 @@ export class EmbeddedSemantic {
   }
 
   private async rebuildIfChanged(): Promise<void> {
-    const [{ stamp }] = await this.db.query(`SELECT count(*) || ':' || coalesce(max(updated_at)::text, '') AS stamp FROM search_documents`);
+    // An aggregate without GROUP BY: always one row, stamp text.
+    const { stamp } = (await sqlOne<{ stamp: string }>(this.db, `SELECT count(*) || ':' || coalesce(max(updated_at)::text, '') AS stamp FROM search_documents`))!;
     if (stamp === this.stamp) return;
     // Read in pages, so that the texts of a large catalogue are never all held as one result.
     const courses: CourseText[] = [];
     for (let after = 0; ; ) {
-      const page: CourseText[] = await this.db.query(
+      // id int, title/category varchar, topics and description text (never null: coalesce, and description NOT NULL).
+      const page = await sql<CourseText>(
+        this.db,
         `SELECT c.id, c.title, c.category,
                 coalesce((SELECT string_agg(tp.title, ' . ' ORDER BY tp.position) FROM topics tp WHERE tp.course_id = c.id), '') AS topics,
                 left(c.description, ${DESCRIPTION_CHARS}) AS description
@@ -157,7 +168,8 @@ export class EmbeddedSemantic {
 
   private async loadWords(list: string[]): Promise<Map<string, WordVector>> {
     const out = new Map<string, WordVector>();
-    const rows: Array<{ word: string; rank: number; vector: Buffer }> = await this.db.query(
+    const rows = await sql<WordVectorRow>(
+      this.db,
       `SELECT word, rank, vector FROM search_word_vectors WHERE word = ANY($1::varchar[])`,
       [list.filter((w) => w.length <= 60)],
     );
@@ -186,7 +198,8 @@ export class EmbeddedSemantic {
       else if (known === undefined) missing.push(w);
     }
     if (missing.length) {
-      const rows: Array<{ word: string; rank: number; vector: Buffer }> = await this.searchDb.query(
+      const rows = await sql<WordVectorRow>(
+        this.searchDb,
         `SELECT word, rank, vector FROM search_word_vectors WHERE word = ANY($1::varchar[])`,
         [missing],
       );
