@@ -6,13 +6,12 @@ import { dataSourceOptions, runMigrations } from '../../src/database/data-source
 import { dropDatabase, ensureDatabase } from '../../src/database/ensure-database';
 import { startApp, TestApp } from '../support/app';
 import { createAdmin, createKey, createPartner, CreatedPartner } from '../support/factories';
-import { issueCertificate } from './certificate.helpers';
+import { issueCertificate, clientIps } from './certificate.helpers';
 
 const LIMIT = 5;
 let t: TestApp;
 let partner: CreatedPartner;
 let admin: CreatedPartner;
-let ipCounter = 0;
 
 beforeAll(async () => {
   t = await startApp({ TRUST_PROXY: '1', VERIFY_LIMIT_PER_MINUTE: String(LIMIT) });
@@ -21,10 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-function clientIp(): string {
-  ipCounter += 1;
-  return `203.0.${Math.floor(Math.random() * 250)}.${ipCounter % 250}`;
-}
+const clientIp = clientIps('203.0');
 
 function credential(id: string, ip = clientIp()) {
   return t.http.get(`/api/certificates/${encodeURIComponent(id)}/credential`, { headers: { 'X-Forwarded-For': ip } });

@@ -1,12 +1,11 @@
 import { startApp, TestApp } from '../support/app';
 import { createAdmin, createKey, createPartner, CreatedPartner } from '../support/factories';
-import { issueCertificate } from './certificate.helpers';
+import { issueCertificate, clientIps } from './certificate.helpers';
 
 const LIMIT = 5;
 let t: TestApp;
 let partner: CreatedPartner;
 let admin: CreatedPartner;
-let ipCounter = 0;
 
 beforeAll(async () => {
   t = await startApp({ TRUST_PROXY: '1', VERIFY_LIMIT_PER_MINUTE: String(LIMIT) });
@@ -15,10 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-function clientIp(): string {
-  ipCounter += 1;
-  return `192.0.${Math.floor(Math.random() * 250)}.${ipCounter % 250}`;
-}
+const clientIp = clientIps('192.0');
 
 function page(path: string, ip = clientIp()) {
   return t.http.get(path, { headers: { 'X-Forwarded-For': ip, Accept: 'text/html' } });

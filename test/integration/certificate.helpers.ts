@@ -38,3 +38,12 @@ export async function issueCertificate(t: TestApp, partner: CreatedPartner, spec
     verifyUrl: `${t.config.publicBaseUrl}/verify/${certificateId}`,
   };
 }
+
+/** A fresh client address per call under `prefix` (e.g. "203.0"), so each request has its own per-IP limit (TRUST_PROXY=1). */
+export function clientIps(prefix: string): () => string {
+  let counter = 0;
+  return () => {
+    counter += 1;
+    return `${prefix}.${Math.floor(Math.random() * 250)}.${counter % 250}`;
+  };
+}
