@@ -8,14 +8,15 @@ import { AppModule } from './app.module';
 import { answerClientErrorsWithEnvelope } from './common/client-error';
 import { DrainingExpressAdapter } from './common/draining-express-adapter';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
-import { requestDeadline } from './common/request-deadline';
+import { requestLifecycle } from './common/request-lifecycle';
 import { AllExceptionsFilter } from './common/http-exception.filter';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/config';
 import { warnAboutDevelopmentDefaults } from './config/development-defaults';
+import { HttpMetrics } from './metrics/http-metrics';
 import { MetricsService } from './metrics/metrics.service';
 import { CorsOrigins } from './partners/cors-origins';
-import { AppLogger, requestLogging } from './logging';
+import { AppLogger, requestLogLine } from './logging';
 import { setupSwagger } from './swagger';
 
 /** Routes served outside the /api prefix: probes, documentation, pages and generated images. */
@@ -47,17 +48,11 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   const logger = app.get(AppLogger);
   app.useLogger(logger);
   warnAboutDevelopmentDefaults(logger, config);
-  // Before anything else: the request id, kept for every log line written on the request's behalf, and its log line.
-  app.use(requestLogging(logger.pino));
-  // First of all: a request is answered within REQUEST_TIMEOUT_MS even when PostgreSQL or Redis is stuck.
-  app.use(requestDeadline(config.requestTimeoutMs));
+  // Before anything else: the request id (kept for every log line written on the request's behalf), the deadline
+  // (a request is answered within REQUEST_TIMEOUT_MS even when PostgreSQL or Redis is stuck), its log line and metrics.
+  app.use(requestLifecycle(config.requestTimeoutMs, [requestLogLine(logger.pino), app.get(HttpMetrics).observe]));
   answerClientErrorsWithEnvelope(app.getHttpServer());
   app.disable('x-powered-by');
-  // Browsers must take every response (JSON above all) as the type it declares, never sniff it into HTML or script.
-  app.use((_req: Request, res: Response, next: NextFunction) => {
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    next();
-  });
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
   app.setGlobalPrefix('api', { exclude: UNPREFIXED_ROUTES });

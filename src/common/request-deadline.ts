@@ -1,32 +1,24 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { renderError } from './error-response';
 import { DomainError } from './errors';
 import { assignRequestId } from './request-id';
 
 /** The 503 goes out this much before the budget: writing it and a busy event loop must not push it past. */
-const MARGIN_MS = 250;
+export const DEADLINE_MARGIN_MS = 250;
 
 /**
- * Contract section 20: every request is answered within `timeoutMs`, whatever PostgreSQL or Redis are doing. Just
- * before it, a request whose response has not started gets 503 service_unavailable (with Retry-After); the handler
- * may still finish in the background, and whatever it then writes is dropped (a write it committed is kept, and an
- * Idempotency-Key retry gets its real response). Dependency timeouts sit below this bound, so it is a safety net.
+ * Contract section 20: every request is answered within REQUEST_TIMEOUT_MS, whatever PostgreSQL or Redis are doing.
+ * Just before it (request-lifecycle.ts arms the timer), a request whose response has not started gets 503
+ * service_unavailable (with Retry-After); the handler may still finish in the background, and whatever it then
+ * writes is dropped (a write it committed is kept, and an Idempotency-Key retry gets its real response).
+ * Dependency timeouts sit below this bound, so it is a safety net.
  */
-export function requestDeadline(timeoutMs: number) {
-  const deadlineMs = timeoutMs - MARGIN_MS;
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const timer = setTimeout(() => {
-      if (res.headersSent) return;
-      const rendered = renderError(new DomainError('service_unavailable'), assignRequestId(req, res));
-      res.setHeader('Retry-After', '1');
-      res.status(rendered.status).json(rendered.body);
-      silence(res);
-    }, deadlineMs);
-    const clear = () => clearTimeout(timer);
-    res.once('finish', clear);
-    res.once('close', clear);
-    next();
-  };
+export function answerPastDeadline(req: Request, res: Response): void {
+  if (res.headersSent) return;
+  const rendered = renderError(new DomainError('service_unavailable'), assignRequestId(req, res));
+  res.setHeader('Retry-After', '1');
+  res.status(rendered.status).json(rendered.body);
+  silence(res);
 }
 
 /** The late handler's answer goes nowhere instead of failing on a response that has already ended. */

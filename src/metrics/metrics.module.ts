@@ -1,26 +1,22 @@
-import { Global, MiddlewareConsumer, Module, NestModule, OnModuleInit } from '@nestjs/common';
+import { Global, Module, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { sqlOne } from '../common/database';
-import { HttpMetricsMiddleware } from './http-metrics.middleware';
+import { HttpMetrics } from './http-metrics';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 
 @Global()
 @Module({
   controllers: [MetricsController],
-  providers: [MetricsService],
-  exports: [MetricsService],
+  providers: [MetricsService, HttpMetrics],
+  exports: [MetricsService, HttpMetrics],
 })
-export class MetricsModule implements NestModule, OnModuleInit {
+export class MetricsModule implements OnModuleInit {
   constructor(
     private readonly metrics: MetricsService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(HttpMetricsMiddleware).forRoutes('*');
-  }
 
   onModuleInit(): void {
     this.metrics.gauge('outbox_backlog', 'Domain events committed but not yet fanned out to webhooks.', [], async (set) => {
