@@ -14,7 +14,7 @@
  * Environment: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_ROUNDS (3), BENCH_ROWS (1000), BENCH_LOG_LEVEL (info).
  */
 const { existsSync } = require('node:fs');
-const { CLI, cli, dbName, freePort, MAIN, runBench, seedCourseAndLearners, serviceEnv, sql, start, waitFor } = require('./lib');
+const { balanceViolations, CLI, cli, dbName, enrolmentInvariants, freePort, MAIN, runBench, seedCourseAndLearners, serviceEnv, start, waitFor } = require('./lib');
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ROWS = Number(process.env.BENCH_ROWS ?? 1000);
@@ -48,24 +48,6 @@ async function runJob(url, key, courseId, users) {
   }
 }
 
-async function invariants(courseId) {
-  const [row] = await sql(
-    `SELECT
-       (SELECT count(*) FROM credit_accounts a
-         WHERE a.balance <> (SELECT coalesce(sum(t.amount), 0) FROM credit_transactions t WHERE t.user_id = a.user_id))::int AS balance_mismatches,
-       (SELECT count(*) FROM credit_accounts WHERE balance < 0)::int AS negative_balances,
-       (SELECT course_enrolled($1) AS enrolled) AS course_enrolled,
-       (SELECT count(*) FROM enrollments WHERE course_id = $1)::int AS enrollment_rows,
-       (SELECT count(*) FROM credit_transactions WHERE kind = 'enrollment')::int AS debits,
-       (SELECT count(*) FROM events WHERE type = 'course.enrolled')::int AS enrolled_events,
-       (SELECT count(DISTINCT payload->>'enrollment_id') FROM events WHERE type = 'course.enrolled')::int AS distinct_enrolled_events,
-       (SELECT count(*) FROM job_results WHERE status = 'created')::int AS created_results,
-       (SELECT count(*) FROM job_results WHERE status = 'failed')::int AS failed_results`,
-    [courseId],
-  );
-  return row;
-}
-
 async function main() {
   if (!existsSync(MAIN) || !existsSync(CLI)) {
     process.stderr.write('dist/ is missing: run `npm run build` first.\n');
@@ -89,12 +71,15 @@ async function main() {
     process.stderr.write(`round ${round + 1}: ${ROWS} rows in ${r.ms} ms (${r.rps.toFixed(0)} rows/s; 202 after ${r.acceptedMs} ms)\n`);
     runs.push(r);
   }
-  const inv = await invariants(courseId);
+  const inv = await enrolmentInvariants(
+    courseId,
+    `(SELECT count(DISTINCT payload->>'enrollment_id') FROM events WHERE type = 'course.enrolled')::int AS distinct_enrolled_events,
+       (SELECT count(*) FROM job_results WHERE status = 'created')::int AS created_results,
+       (SELECT count(*) FROM job_results WHERE status = 'failed')::int AS failed_results`,
+  );
   const total = WARM_ROWS + ROUNDS * ROWS;
-  const violations = [];
+  const violations = balanceViolations(inv);
   if (runs.some((r) => r.failed)) violations.push(`failed rows: ${runs.map((r) => r.failed).join(', ')}`);
-  if (inv.balance_mismatches) violations.push(`${inv.balance_mismatches} balances differ from their ledger sum`);
-  if (inv.negative_balances) violations.push(`${inv.negative_balances} negative balances`);
   if (inv.created_results !== total || inv.failed_results) violations.push(`${inv.created_results} created and ${inv.failed_results} failed results for ${total} rows`);
   for (const [name, n] of Object.entries({ course_enrolled: inv.course_enrolled, enrollment_rows: inv.enrollment_rows, debits: inv.debits, enrolled_events: inv.enrolled_events, distinct_enrolled_events: inv.distinct_enrolled_events })) {
     if (n !== total) violations.push(`${name} ${n} ≠ ${total} rows`);

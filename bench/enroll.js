@@ -23,7 +23,7 @@ const { existsSync } = require('node:fs');
 const { randomBytes } = require('node:crypto');
 const autocannon = require('autocannon');
 const { Pool } = require('pg');
-const { CLI, cli, cpuMs, databaseUrl, dbName, freePort, MAIN, runBench, seedCourseAndLearners, serviceEnv, sql, start, waitFor } = require('./lib');
+const { balanceViolations, CLI, cli, cpuMs, enrolmentInvariants, databaseUrl, dbName, freePort, MAIN, runBench, seedCourseAndLearners, serviceEnv, sql, start, waitFor } = require('./lib');
 const { formatStatements, formatWaits, sampleWaits, statements } = require('./pg-profile');
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
@@ -139,22 +139,6 @@ async function profiled(label, fn) {
   return result;
 }
 
-async function invariants(courseId) {
-  const [row] = await sql(
-    `SELECT
-       (SELECT count(*) FROM credit_accounts a
-         WHERE a.balance <> (SELECT coalesce(sum(t.amount), 0) FROM credit_transactions t WHERE t.user_id = a.user_id))::int AS balance_mismatches,
-       (SELECT count(*) FROM credit_accounts WHERE balance < 0)::int AS negative_balances,
-       ${(await sql(`SELECT to_regproc('course_enrolled') IS NOT NULL AS exact`))[0].exact ? 'course_enrolled($1)' : '(SELECT enrolled FROM courses WHERE id = $1)'} AS course_enrolled,
-       (SELECT count(*) FROM enrollments WHERE course_id = $1)::int AS enrollment_rows,
-       (SELECT count(*) FROM credit_transactions WHERE kind = 'enrollment')::int AS debits,
-       (SELECT count(*) FROM events WHERE type = 'course.enrolled')::int AS enrolled_events,
-       (SELECT count(*) FROM credit_transactions WHERE kind = 'topup' AND reference IS NOT NULL)::int AS topups`,
-    [courseId],
-  );
-  return row;
-}
-
 async function main() {
   if (!existsSync(MAIN) || !existsSync(CLI)) {
     process.stderr.write('dist/ is missing: run `npm run build` first.\n');
@@ -210,15 +194,13 @@ async function main() {
     : [];
   let ref = 0;
   const topup = await measure(url, partner.api_key, '/api/credits/topup', (id) => ({ user_id: id, amount: 3, source: 'bench', reference: `${dbName}-${ref++}` }), take, { duration: Math.min(DURATION, 5) });
-  const inv = await invariants(courseId);
+  const inv = await enrolmentInvariants(courseId, `(SELECT count(*) FROM credit_transactions WHERE kind = 'topup' AND reference IS NOT NULL)::int AS topups`);
 
   const serviceRps = median(rounds.map((r) => r.service.rps));
   const plainRps = median(rounds.map((r) => r.plain.rps));
   const ratio = median(rounds.map((r) => r.service.rps / r.plain.rps));
   const enrollBad = rounds.reduce((n, r) => n + r.service.bad + r.plain.bad, 0);
-  const violations = [];
-  if (inv.balance_mismatches) violations.push(`${inv.balance_mismatches} balances differ from their ledger sum`);
-  if (inv.negative_balances) violations.push(`${inv.negative_balances} negative balances`);
+  const violations = balanceViolations(inv);
   if (inv.course_enrolled !== inv.enrollment_rows) violations.push(`course enrolled ${inv.course_enrolled} ≠ ${inv.enrollment_rows} enrolment rows`);
   if (inv.debits !== inv.enrollment_rows) violations.push(`${inv.debits} debits for ${inv.enrollment_rows} enrolments`);
   if (inv.enrolled_events !== inv.enrollment_rows) violations.push(`${inv.enrolled_events} course.enrolled events for ${inv.enrollment_rows} enrolments`);

@@ -178,4 +178,32 @@ function runBench(main, extraCleanup = () => undefined) {
     });
 }
 
-module.exports = { ROOT, MAIN, CLI, dbName, databaseUrl, adminUrl, cpuMs, freePort, serviceEnv, start, waitFor, cli, sql, seedCourseAndLearners, runBench };
+/**
+ * The ledger and enrolment invariants both enrolment benchmarks check, in one statement, plus `extra` columns of
+ * the caller's own: every balance equals its ledger sum, none is negative, and the course's exact enrolled count,
+ * its enrolment rows, the enrolment debits and the course.enrolled events can be compared.
+ */
+async function enrolmentInvariants(courseId, extra = '') {
+  const [row] = await sql(
+    `SELECT
+       (SELECT count(*) FROM credit_accounts a
+         WHERE a.balance <> (SELECT coalesce(sum(t.amount), 0) FROM credit_transactions t WHERE t.user_id = a.user_id))::int AS balance_mismatches,
+       (SELECT count(*) FROM credit_accounts WHERE balance < 0)::int AS negative_balances,
+       ${(await sql(`SELECT to_regproc('course_enrolled') IS NOT NULL AS exact`))[0].exact ? 'course_enrolled($1)' : '(SELECT enrolled FROM courses WHERE id = $1)'} AS course_enrolled,
+       (SELECT count(*) FROM enrollments WHERE course_id = $1)::int AS enrollment_rows,
+       (SELECT count(*) FROM credit_transactions WHERE kind = 'enrollment')::int AS debits,
+       (SELECT count(*) FROM events WHERE type = 'course.enrolled')::int AS enrolled_events${extra ? `,\n       ${extra}` : ''}`,
+    [courseId],
+  );
+  return row;
+}
+
+/** The balance invariants' violations, as sentences (empty when they hold). */
+function balanceViolations(inv) {
+  const violations = [];
+  if (inv.balance_mismatches) violations.push(`${inv.balance_mismatches} balances differ from their ledger sum`);
+  if (inv.negative_balances) violations.push(`${inv.negative_balances} negative balances`);
+  return violations;
+}
+
+module.exports = { ROOT, MAIN, CLI, dbName, databaseUrl, adminUrl, cpuMs, freePort, serviceEnv, start, waitFor, cli, sql, seedCourseAndLearners, runBench, enrolmentInvariants, balanceViolations };
