@@ -29,7 +29,7 @@ const { formatStatements, formatWaits, sampleWaits, statements } = require('./pg
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const USERS = Number(process.env.BENCH_USERS ?? 60000);
+const USERS = Number(process.env.BENCH_USERS ?? 150_000);
 const PROFILE = process.env.BENCH_PG_PROFILE === 'true';
 const COST = 5;
 
