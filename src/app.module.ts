@@ -3,9 +3,11 @@ import { EventEmitterModule } from '@nestjs/event-emitter';
 import { jsonBody } from './common/json-body.middleware';
 import { loadConfigOrExit } from './config/config';
 import { AdminQueuesModule } from './admin-queues/admin-queues.module';
+import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuthModule } from './auth/auth.module';
 import { AppConfigModule } from './config/config.module';
 import { PartnersModule } from './partners/partners.module';
+import { PlansModule } from './plans/plans.module';
 import { CoursesModule } from './courses/courses.module';
 import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
@@ -48,7 +50,7 @@ const CORE = [
 ];
 
 /** Feature modules: each owns its tables, routes and events. */
-const FEATURES = [AuthModule, PartnersModule, CoursesModule, UsersModule, CreditsModule, EnrollmentModule, CertificatesModule, IdempotencyModule, WebhooksModule, WebinarsModule, SearchModule, JobsModule, HealthModule];
+const FEATURES = [AuthModule, ApiKeysModule, PlansModule, PartnersModule, CoursesModule, UsersModule, CreditsModule, EnrollmentModule, CertificatesModule, IdempotencyModule, WebhooksModule, WebinarsModule, SearchModule, JobsModule, HealthModule];
 
 /** Modules holding BullMQ processors and background loops, loaded where `worker` is on. */
 const WORKERS: DynamicModule['imports'] = [WebhooksWorkerModule, SearchWorkerModule, JobsWorkerModule, IdempotencyWorkerModule, CoursesWorkerModule];

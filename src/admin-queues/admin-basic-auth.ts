@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { randomUUID } from 'node:crypto';
-import { parseApiKey } from '../auth/api-key';
+import { parseApiKey } from '../api-keys/api-key';
+import { KeyStore } from '../api-keys/key-store';
 import { AuthFailureLimiter } from '../auth/auth-failure-limiter';
-import { KeyStore } from '../auth/key-store';
 import { DomainError, ERROR_CODES, ErrorCode } from '../common/errors';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';

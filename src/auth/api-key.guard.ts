@@ -8,16 +8,14 @@ import { DomainError } from '../common/errors';
 import type { Mode } from '../common/scope';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
-import type { PlanFeatureName } from '../partners/plan.entity';
-import { parseApiKey } from './api-key';
+import { parseApiKey } from '../api-keys/api-key';
+import { KeyRecord, KeyStore } from '../api-keys/key-store';
+import type { PlanFeatureName } from '../plans/plan';
 import { AuthContext, AuthedRequest } from './auth-context';
 import { AuthFailureLimiter } from './auth-failure-limiter';
 import { ADMIN_ONLY, PLAN_FEATURE } from './auth.decorators';
-import { KeyRecord, KeyStore } from './key-store';
 import { IS_PUBLIC } from './public.decorator';
 import { UsageLimiter, UsageOutcome } from './usage-limiter';
-
-const LAST_USED_EVERY_MS = 60_000;
 
 /**
  * The one API-key guard, driven by route metadata (@Public, @AdminOnly, @PlanFeature). In order:
@@ -27,7 +25,6 @@ const LAST_USED_EVERY_MS = 60_000;
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   private readonly publicOrigin: string;
-  private readonly lastUsedWritten = new Map<string, number>();
   // Bench-only switch (bench/catalogue.js compares catalogue reads with and without this guard); never honoured in production.
   private readonly benchSkipCatalogue = process.env.NODE_ENV !== 'production' && process.env.BENCH_DISABLE_AUTH === 'true';
 
@@ -68,7 +65,7 @@ export class ApiKeyGuard implements CanActivate {
     const adminOnly = this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets);
     if (record.role === 'admin') {
       req.auth = await this.adminContext(record, req);
-      this.touch(record.keyId);
+      this.keys.touch(record.keyId);
       return true;
     }
     if (adminOnly) throw new DomainError('admin_only');
@@ -86,7 +83,7 @@ export class ApiKeyGuard implements CanActivate {
       throw new DomainError('monthly_quota_exceeded', { limit: usage.quota.limit, reset_at: new Date(usage.quota.reset * 1000).toISOString() });
     }
     req.auth = this.contextOf(record, { partnerId: record.partnerId, mode: record.mode });
-    this.touch(record.keyId);
+    this.keys.touch(record.keyId);
     return true;
   }
 
@@ -121,13 +118,5 @@ export class ApiKeyGuard implements CanActivate {
       res.setHeader('X-Quota-Remaining', String(usage.quota.remaining));
       res.setHeader('X-Quota-Reset', String(usage.quota.reset));
     }
-  }
-
-  /** last_used_at is written at most once a minute per key and never on the request's critical path. */
-  private touch(keyId: string): void {
-    const now = Date.now();
-    if ((this.lastUsedWritten.get(keyId) ?? 0) + LAST_USED_EVERY_MS > now) return;
-    this.lastUsedWritten.set(keyId, now);
-    this.dataSource.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [keyId]).catch(() => this.lastUsedWritten.delete(keyId));
   }
 }

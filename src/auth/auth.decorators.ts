@@ -1,6 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
-import type { PlanFeatureName } from '../partners/plan.entity';
+import type { PlanFeatureName } from '../plans/plan';
 
 export const ADMIN_ONLY = 'auth:admin_only';
 export const PLAN_FEATURE = 'auth:plan_feature';

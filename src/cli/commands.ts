@@ -1,13 +1,10 @@
-import { DataSource } from 'typeorm';
-import { ApiKey } from '../auth/api-key.entity';
-import { hashApiKey, parseApiKey } from '../auth/api-key';
-import { KeysService } from '../auth/keys.service';
+import { KeysService } from '../api-keys/keys.service';
 import { DomainError } from '../common/errors';
 import { MODES, Mode } from '../common/scope';
 import { PartnersService } from '../partners/partners.service';
-import { PLAN_CODES, PlanCode } from '../partners/plan.entity';
+import { PLAN_CODES, PlanCode } from '../plans/plan';
 import { requireOption, UsageError } from './args';
-import type { CliCommand } from './run-cli';
+import type { CliCommand } from './cli-command';
 
 function modeOption(value: string | true | undefined, fallback: Mode): Mode {
   if (value === undefined) return fallback;
@@ -39,15 +36,11 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
   'key revoke': async (app, args) => {
     const given = args.words[2];
     if (!given) throw new UsageError('key revoke needs a KEY_ID or the key itself');
-    let keyId = given;
-    if (given.startsWith('eck_')) {
-      // The key itself: found by its hash (keys are stored only as SHA-256).
-      if (!parseApiKey(given)) throw new DomainError('api_key_not_found');
-      const row = await app.get(DataSource).getRepository(ApiKey).findOne({ where: { keyHash: hashApiKey(given) }, select: { id: true } });
-      if (!row) throw new DomainError('api_key_not_found');
-      keyId = row.id;
-    }
-    const key = await app.get(KeysService).revoke(keyId);
+    const keys = app.get(KeysService);
+    // The key itself is found by its hash; anything else is taken as a key id.
+    const keyId = given.startsWith('eck_') ? await keys.idOf(given) : given;
+    if (!keyId) throw new DomainError('api_key_not_found');
+    const key = await keys.revoke(keyId);
     return { id: key.id, revoked_at: key.revoked_at };
   },
 };

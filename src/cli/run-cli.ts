@@ -1,14 +1,12 @@
-import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config/config';
 import { CatalogueLoader } from '../courses/catalogue/catalogue-loader.service';
 import { runMigrations } from '../database/data-source';
 import { ensureDatabase } from '../database/ensure-database';
-import { ParsedArgs, parseArgs, UsageError } from './args';
+import { parseArgs, UsageError } from './args';
+import type { CliCommand } from './cli-command';
 import { CLI_COMMANDS } from './commands';
-
-export type CliCommand = (app: INestApplicationContext, args: ParsedArgs) => Promise<unknown>;
 
 const USAGE = [
   'Usage: npm run --silent cli -- <command>',

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { KeysService } from '../api-keys/keys.service';
 import { AdminOnly } from '../auth/auth.decorators';
-import { KeysService } from '../auth/keys.service';
 import { DomainError } from '../common/errors';
 import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
 import {
@@ -85,8 +85,7 @@ export class AdminPartnersController {
   @ApiErrors('validation_failed', 'partner_not_found', ...ADMIN_ERRORS)
   async createKey(@Param('id', partnerIdPipe) id: number, @Body() dto: CreateKeyDto) {
     await this.partners.get(id);
-    const key = await this.keys.issue(null, id, dto.mode);
-    return { id: key.id, key: key.key, mode: key.mode, key_prefix: key.key_prefix, created_at: key.created_at };
+    return this.keys.issue(null, id, dto.mode);
   }
 
   @Post('keys/:id/revoke')

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
-import type { PlanCode } from './plan.entity';
+import type { PlanCode } from '../plans/plan';
 
 export type PartnerStatus = 'active' | 'suspended';
 

@@ -1,13 +1,13 @@
-import { KeyView } from '../auth/keys.service';
+import type { KeyView } from '../api-keys/keys.service';
+import type { PlanTerms } from '../plans/plan';
 import { Partner } from './partner.entity';
-import { Plan } from './plan.entity';
 import { ProductionAccessRequest } from './production-access-request.entity';
 
 export function toPartnerView(p: Partner) {
   return { id: p.id, name: p.name, email: p.email, plan: p.planCode, status: p.status };
 }
 
-export function toPlanView(plan: Plan) {
+export function toPlanView(plan: PlanTerms) {
   return {
     code: plan.code,
     name: plan.name,

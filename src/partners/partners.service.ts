@@ -1,18 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { KeyStore } from '../api-keys/key-store';
+import { KeysService } from '../api-keys/keys.service';
 import { AuthContext } from '../auth/auth-context';
-import { KeysService } from '../auth/keys.service';
-import { KeyStore } from '../auth/key-store';
 import { monthOf, UsageLimiter } from '../auth/usage-limiter';
 import { sql } from '../common/database';
 import { DomainError } from '../common/errors';
 import type { Mode } from '../common/scope';
+import type { PlanCode } from '../plans/plan';
 import { CorsOrigins } from './cors-origins';
 import { UpdatePartnerDto } from './dto/partner.dto';
 import { Partner } from './partner.entity';
 import { toAdminPartnerView, toPartnerView, toPlanView } from './partner.mapper';
-import { PlanCode } from './plan.entity';
 
 const OPERATOR = { name: 'Platform operators', email: 'operators@platform.invalid' };
 
@@ -37,8 +37,7 @@ export class PartnersService {
       const partner = await em.save(
         em.create(Partner, { name: input.name, email: input.email, website: input.website ?? null, planCode: input.plan, status: 'active', allowedOrigins: [] }),
       );
-      const key = await this.keys.issue(em, partner.id, input.mode);
-      return { partner: toPartnerView(partner), api_key: { id: key.id, key: key.key, mode: key.mode, key_prefix: key.key_prefix, created_at: key.created_at } };
+      return { partner: toPartnerView(partner), api_key: await this.keys.issue(em, partner.id, input.mode) };
     });
   }
 

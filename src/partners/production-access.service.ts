@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { KeysService } from '../auth/keys.service';
+import { KeysService } from '../api-keys/keys.service';
 import { DomainError } from '../common/errors';
 import { newId } from '../common/ids';
 import { offsetOf, pageOf } from '../common/pagination';
@@ -65,7 +65,7 @@ export class ProductionAccessService {
       const partner = await em.getRepository(Partner).findOneByOrFail({ id: request.partnerId });
       return {
         request: toAdminAccessRequestView(request, partner.name),
-        api_key: { id: key.id, key: key.key, mode: key.mode, key_prefix: key.key_prefix, created_at: key.created_at },
+        api_key: key,
       };
     });
   }

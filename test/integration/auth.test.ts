@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { generateApiKey } from '../../src/auth/api-key';
+import { generateApiKey } from '../../src/api-keys/api-key';
 import { UsageLimiter } from '../../src/auth/usage-limiter';
 import { RedisService } from '../../src/redis/redis.service';
 import { startApp, TestApp } from '../support/app';

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { Course, Level } from '../../src/courses/course.entity';
 import { Topic } from '../../src/courses/topic.entity';
 import { Tutor } from '../../src/courses/tutor.entity';
-import { KeysService } from '../../src/auth/keys.service';
+import { KeysService } from '../../src/api-keys/keys.service';
 import { PartnersService } from '../../src/partners/partners.service';
 import type { TestApp } from './app';
 import type { HttpClient } from './http';

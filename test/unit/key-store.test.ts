@@ -1,5 +1,5 @@
-import { generateApiKey } from '../../src/auth/api-key';
-import { KeyStore } from '../../src/auth/key-store';
+import { generateApiKey } from '../../src/api-keys/api-key';
+import { KeyStore } from '../../src/api-keys/key-store';
 import type { RedisService } from '../../src/redis/redis.service';
 
 /**

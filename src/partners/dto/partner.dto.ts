@@ -3,7 +3,7 @@ import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsEmail, IsIn, IsOptional, IsString, IsUrl, Length, Matches } from 'class-validator';
 import { MODES } from '../../common/scope';
 import { PageQuery, PageMetaDto } from '../../common/pagination';
-import { PLAN_CODES } from '../plan.entity';
+import { PLAN_CODES } from '../../plans/plan';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 

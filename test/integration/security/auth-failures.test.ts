@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { generateApiKey } from '../../../src/auth/api-key';
+import { generateApiKey } from '../../../src/api-keys/api-key';
 import { startApp, TestApp } from '../../support/app';
 import { createPartner, CreatedPartner } from '../../support/factories';
 

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { generateApiKey } from '../../../src/auth/api-key';
+import { generateApiKey } from '../../../src/api-keys/api-key';
 import { AppLogger } from '../../../src/logging';
 import { startApp, TestApp } from '../../support/app';
 import { createPartner, CreatedPartner } from '../../support/factories';

@@ -5,9 +5,11 @@ import { sql } from '../common/database';
 import { LruCache } from '../common/lru-cache';
 import { RedisService } from '../redis/redis.service';
 import type { Mode } from '../common/scope';
-import type { PartnerStatus } from '../partners/partner.entity';
-import { Plan } from '../partners/plan.entity';
+import type { PlanTerms } from '../plans/plan';
 import type { KeyRole } from './api-key.entity';
+
+/** partners.status, as the key lookup reads it (partners depends on this module, so the type cannot come from there). */
+type PartnerStatus = 'active' | 'suspended';
 
 export interface KeyRecord {
   keyId: string;
@@ -18,7 +20,7 @@ export interface KeyRecord {
   mode: Mode;
   role: KeyRole;
   revoked: boolean;
-  plan: Plan;
+  plan: PlanTerms;
 }
 
 /** One row of the lookup in load(): a key with its partner and plan. */
@@ -31,13 +33,13 @@ interface KeyRow {
   name: string;
   status: PartnerStatus;
   allowed_origins: string[];
-  code: Plan['code'];
+  code: PlanTerms['code'];
   plan_name: string;
   monthly_quota: number | null;
   rate_limit_per_second: number;
   webhook_event_types: number | null;
   webinar_rooms: number | null;
-  features: Plan['features'];
+  features: PlanTerms['features'];
 }
 
 const TTL_MS = 3000;
@@ -46,6 +48,7 @@ const CAPACITY = 10_000;
 const UNKNOWN_TTL_MS = 60_000;
 const UNKNOWN_CAPACITY = 20_000;
 const CHANNEL = 'auth.changed';
+const LAST_USED_EVERY_MS = 60_000;
 
 /**
  * Verified keys cached in process for three seconds, so a request costs no database round trip.
@@ -59,6 +62,7 @@ export class KeyStore implements OnModuleInit {
   private readonly known = new LruCache<string, KeyRecord>(CAPACITY, TTL_MS);
   private readonly unknown = new LruCache<string, true>(UNKNOWN_CAPACITY, UNKNOWN_TTL_MS);
   private readonly inflight = new Map<string, Promise<KeyRecord | null>>();
+  private readonly lastUsedWritten = new Map<string, number>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -88,6 +92,14 @@ export class KeyStore implements OnModuleInit {
   async invalidate(): Promise<void> {
     this.known.clear();
     await this.redis.publish(CHANNEL, String(Date.now())).catch(() => undefined);
+  }
+
+  /** last_used_at is written at most once a minute per key and never on the request's critical path. */
+  touch(keyId: string): void {
+    const now = Date.now();
+    if ((this.lastUsedWritten.get(keyId) ?? 0) + LAST_USED_EVERY_MS > now) return;
+    this.lastUsedWritten.set(keyId, now);
+    this.dataSource.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [keyId]).catch(() => this.lastUsedWritten.delete(keyId));
   }
 
   private async load(hash: string): Promise<KeyRecord | null> {

@@ -5,43 +5,13 @@ import { returning } from '../common/database';
 import { DomainError } from '../common/errors';
 import { newId } from '../common/ids';
 import type { Mode } from '../common/scope';
-import { generateApiKey } from './api-key';
+import { generateApiKey, parseApiKey } from './api-key';
 import { ApiKey, KeyRole } from './api-key.entity';
+import { IssuedKey, KeyView, toIssuedKey, toKeyView } from './api-key.mapper';
 import { KeyStore } from './key-store';
 
-/** A key as shown once at creation: the raw key is never retrievable again. */
-export interface IssuedKey {
-  id: string;
-  key: string;
-  mode: Mode;
-  role: KeyRole;
-  key_prefix: string;
-  created_at: string;
-}
-
-export interface KeyView {
-  id: string;
-  mode: Mode;
-  role: KeyRole;
-  name: string | null;
-  key_prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
-
-export function toKeyView(k: ApiKey): KeyView {
-  return {
-    id: k.id,
-    mode: k.mode,
-    role: k.role,
-    name: k.name,
-    key_prefix: k.keyPrefix,
-    created_at: k.createdAt.toISOString(),
-    last_used_at: k.lastUsedAt?.toISOString() ?? null,
-    revoked_at: k.revokedAt?.toISOString() ?? null,
-  };
-}
+// Callers (partners, the CLI) type what they get back; the mapper itself stays this module's own.
+export type { IssuedKey, KeyView } from './api-key.mapper';
 
 @Injectable()
 export class KeysService {
@@ -65,7 +35,15 @@ export class KeysService {
       revokedAt: null,
     });
     const saved = await (em ?? this.dataSource.manager).save(row);
-    return { id: saved.id, key: generated.key, mode, role, key_prefix: saved.keyPrefix, created_at: saved.createdAt.toISOString() };
+    return toIssuedKey(saved, generated.key);
+  }
+
+  /** The id of a key given as the key itself (stored only as its SHA-256); null for anything that is not a key of ours. */
+  async idOf(rawKey: string): Promise<string | null> {
+    const parsed = parseApiKey(rawKey);
+    if (!parsed) return null;
+    const row = await this.dataSource.getRepository(ApiKey).findOne({ where: { keyHash: parsed.hash }, select: { id: true } });
+    return row?.id ?? null;
   }
 
   async revoke(keyId: string): Promise<KeyView> {
