@@ -4,14 +4,18 @@ import { allowedMethods } from './allowed-methods';
 import { renderError } from './error-response';
 import { DomainError } from './errors';
 import { assignRequestId, requestIdOf } from './request-id';
-import { MetricsService } from '../metrics/metrics.service';
+
+/** Told the code of every error response (metrics counts them); defined here so common depends on no feature. */
+export interface ErrorResponseCounter {
+  countErrorResponse(code: string): void;
+}
 
 /** The single place where anything thrown becomes the contract's error envelope. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
-  constructor(private readonly metrics?: MetricsService) {}
+  constructor(private readonly counter?: ErrorResponseCounter) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
@@ -19,7 +23,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const res = ctx.getResponse<Response>();
     // Requests no logger saw (unknown paths, probes) get their id here too, so every error carries one.
     const rendered = renderError(noRouteFor(exception, req), res.headersSent ? requestIdOf(req) : assignRequestId(req, res));
-    this.metrics?.apiErrors.inc({ code: rendered.body.error.code });
+    this.counter?.countErrorResponse(rendered.body.error.code);
     if (rendered.unexpected) {
       this.logger.error({ err: exception, request_id: rendered.body.error.request_id }, 'Unhandled error');
     } else if (rendered.body.error.code === 'service_unavailable' && exception instanceof Error && !(exception instanceof DomainError)) {

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ErrorResponseCounter } from '../common/http-exception.filter';
 
 export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed' | 'disabled';
 
 /** The process's Prometheus registry and the counters features report into. */
 @Injectable()
-export class MetricsService {
+export class MetricsService implements ErrorResponseCounter {
   readonly registry = new Registry();
 
   readonly httpRequests = new Counter({
@@ -61,6 +62,10 @@ export class MetricsService {
         await collect((labels, value) => this.set(labels, value)).catch(() => undefined);
       },
     });
+  }
+
+  countErrorResponse(code: string): void {
+    this.apiErrors.inc({ code });
   }
 
   recordDelivery(outcome: DeliveryOutcome, seconds?: number): void {
