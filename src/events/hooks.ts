@@ -1,42 +1,25 @@
 import { Injectable } from '@nestjs/common';
-import type { Tx } from './transaction-runner';
+import type { HookName } from './hook-map';
+import type { HookHandler, HookHandlers } from './tx';
 
-/**
- * Internal domain events handled synchronously inside the transaction that raises them,
- * for work that must commit or roll back together (completion → certificate).
- * The raising module knows only this map, not the handling module.
- */
-export interface InTransactionHookMap {
-  'enrollment.completed': {
-    input: {
-      enrollmentId: number;
-      userId: number;
-      courseId: number;
-      completedAt: Date;
-      overrideQuiz: boolean;
-    };
-    output: { certificateId: string };
-  };
-}
+export type { HookName, InTransactionHookMap } from './hook-map';
 
-export type HookName = keyof InTransactionHookMap;
-type Handler<K extends HookName> = (tx: Tx, input: InTransactionHookMap[K]['input']) => Promise<InTransactionHookMap[K]['output']>;
-
+/** The handler of each in-transaction hook, registered by the module that handles it when the application starts. */
 @Injectable()
-export class InTransactionHooks {
-  private readonly handlers = new Map<HookName, Handler<HookName>>();
+export class InTransactionHooks implements HookHandlers {
+  private readonly handlers = new Map<HookName, HookHandler<HookName>>();
 
-  register<K extends HookName>(name: K, handler: Handler<K>): void {
+  register<K extends HookName>(name: K, handler: HookHandler<K>): void {
     if (this.handlers.has(name)) throw new Error(`A handler for ${name} is already registered`);
-    this.handlers.set(name, handler as unknown as Handler<HookName>);
+    this.handlers.set(name, handler as unknown as HookHandler<HookName>);
   }
 
   /**
    * The handler of a hook, which must exist: a raised hook that nothing handles would silently skip required work
    * (a completed course without its certificate).
    */
-  handlerOf<K extends HookName>(name: K): Handler<K> {
-    const handler = this.handlers.get(name) as Handler<K> | undefined;
+  handlerOf<K extends HookName>(name: K): HookHandler<K> {
+    const handler = this.handlers.get(name) as HookHandler<K> | undefined;
     if (!handler) throw new MissingHookHandlerError(name);
     return handler;
   }

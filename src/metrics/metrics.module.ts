@@ -1,7 +1,5 @@
 import { Global, Module, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { sqlOne } from '../common/database';
+import { OutboxStore } from '../events/outbox-store';
 import { HttpMetrics } from './http-metrics';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
@@ -15,14 +13,12 @@ import { MetricsService } from './metrics.service';
 export class MetricsModule implements OnModuleInit {
   constructor(
     private readonly metrics: MetricsService,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly outbox: OutboxStore,
   ) {}
 
   onModuleInit(): void {
     this.metrics.gauge('outbox_backlog', 'Domain events committed but not yet fanned out to webhooks.', [], async (set) => {
-      // An aggregate without GROUP BY: always one row, n int.
-      const { n } = (await sqlOne<{ n: number }>(this.dataSource, 'SELECT count(*)::int AS n FROM events WHERE dispatched_at IS NULL'))!;
-      set({}, n);
+      set({}, await this.outbox.countUndispatched());
     });
   }
 }

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { newId } from '../common/ids';
 import type { DomainEvent } from '../events/event-map';
+import { OutboxStore } from '../events/outbox-store';
 import { WebhookQueue } from './webhook-queue';
 
 /**
@@ -14,13 +15,14 @@ export class WebhookFanOut {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly queue: WebhookQueue,
+    private readonly outbox: OutboxStore,
   ) {}
 
   /** The in-process path after commit. If anything fails the events stay undispatched and the relay retries them. */
   async dispatch(events: DomainEvent[]): Promise<void> {
     const pending = await this.createDeliveries(events);
     await this.queue.enqueue(pending);
-    await this.markDispatched(this.dataSource.manager, events.map((e) => e.id));
+    await this.outbox.markDispatched(events.map((e) => e.id));
   }
 
   /**
@@ -55,9 +57,5 @@ export class WebhookFanOut {
       [...[0, 1, 2, 3, 4, 5, 6, 7].map((i) => rows.map((r) => r[i])), events.map((e) => e.id)],
     );
     return pending.map((r) => r.id);
-  }
-
-  async markDispatched(em: EntityManager, eventIds: string[]): Promise<void> {
-    await em.query(`UPDATE events SET dispatched_at = now() WHERE id = ANY ($1::varchar[]) AND dispatched_at IS NULL`, [eventIds]);
   }
 }

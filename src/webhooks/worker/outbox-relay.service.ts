@@ -1,23 +1,14 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DomainEvent, isPublicEventType } from '../../events/event-map';
+import { OutboxStore } from '../../events/outbox-store';
 import { WebhookFanOut } from '../webhook-fan-out.service';
 import { WebhookQueue } from '../webhook-queue';
 
 const INTERVAL_MS = 1000;
 const BATCH = 200;
 /** Fresh events are normally dispatched in process right after commit; the relay leaves them that long. */
-const GRACE = '2 seconds';
-
-interface EventRow {
-  id: string;
-  partner_id: number;
-  mode: 'test' | 'live';
-  type: string;
-  payload: Record<string, unknown>;
-  occurred_at: Date;
-}
+const GRACE_SECONDS = 2;
 
 /**
  * Sweeps outbox rows that were committed but never dispatched (crash, or Redis down between commit and enqueue).
@@ -34,6 +25,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly fanOut: WebhookFanOut,
     private readonly queue: WebhookQueue,
+    private readonly outbox: OutboxStore,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -49,20 +41,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   /** One sweep; returns how many events it dispatched. */
   async sweep(): Promise<number> {
     return this.dataSource.transaction(async (em) => {
-      // NO KEY UPDATE: deliveries reference events by key, and are inserted from another connection meanwhile.
-      const rows: EventRow[] = await em.query(
-        `SELECT id, partner_id, mode, type, payload, occurred_at FROM events
-          WHERE dispatched_at IS NULL AND created_at < now() - interval '${GRACE}'
-          ORDER BY created_at LIMIT ${BATCH} FOR NO KEY UPDATE SKIP LOCKED`,
-      );
-      if (!rows.length) return 0;
-      const events: DomainEvent[] = rows
-        .filter((r) => isPublicEventType(r.type))
-        .map((r) => ({ id: r.id, type: r.type as DomainEvent['type'], partnerId: r.partner_id, mode: r.mode, payload: r.payload as never, occurredAt: r.occurred_at }));
+      const { ids, events } = await this.outbox.claimUndispatched(em, BATCH, GRACE_SECONDS);
+      if (!ids.length) return 0;
       const pending = await this.fanOut.createDeliveries(events);
       await this.queue.enqueue(pending); // throws while Redis is down: the rows stay undispatched for the next sweep
-      await this.fanOut.markDispatched(em, rows.map((r) => r.id));
-      return rows.length;
+      await this.outbox.markDispatched(ids, em);
+      return ids.length;
     });
   }
 
