@@ -1,76 +1,13 @@
 import { isIP } from 'node:net';
 import { createPrivateKey, KeyObject } from 'node:crypto';
 import { URL } from 'node:url';
+import type { AppConfig, Ed25519PrivateJwk, TrustProxy } from './app-config';
 import { DEV_WEBHOOK_SECRET_KEY, developmentDefaults, KNOWN_DEFAULT_SECRETS } from './development-defaults';
 
-/** Typed configuration, read once from the environment and validated at start-up. */
-export interface AppConfig {
-  nodeEnv: 'development' | 'production' | 'test';
-  port: number;
-  host: string;
-  databaseUrl: string;
-  /** PostgreSQL connections per process. */
-  databasePoolSize: number;
-  /** Proxies whose X-Forwarded-For entries are believed: how many hops, or which addresses/CIDRs (false: none). */
-  trustProxy: TrustProxy;
-  redisUrl: string;
-  /** Prefix for every Redis key and BullMQ queue, so several deployments or test runs share one Redis. */
-  redisPrefix: string;
-  publicBaseUrl: string;
-  logLevel: string;
-  runWorker: boolean;
-  autoMigrate: boolean;
-  loadDemoCatalogue: boolean;
-  /** Every request is answered within this (503 if PostgreSQL or Redis is stuck); statement timeouts derive from it. */
-  requestTimeoutMs: number;
-  webhook: {
-    allowPrivateTargets: boolean;
-    retryDelaysMs: number[];
-    timeoutMs: number;
-    secretKey: string;
-    /** How often the worker re-enqueues due deliveries from PostgreSQL (jobs Redis lost). */
-    sweepIntervalMs: number;
-    /** A subscription whose deliveries have all failed, with no success, for longer than this is disabled. */
-    disableAfterMs: number;
-  };
-  search: {
-    /** The embedded semantic engine (word vectors from npm), on by default. */
-    embeddedEngine: boolean;
-    embeddingsUrl?: string;
-    embeddingsModel: string;
-    embeddingsApiKey?: string;
-  };
-  metricsToken?: string;
-  /** Development defaults in force, warned about at start-up (see development-defaults.ts). */
-  developmentDefaults: string[];
-  credentials: {
-    /** The Ed25519 key that signs portable credentials (CREDENTIAL_SIGNING_KEY); null outside production when unset: one is then generated and kept in the database. */
-    signingKey: Ed25519PrivateJwk | null;
-  };
-  jobs: {
-    /** How often the worker re-enqueues unfinished jobs whose queue entry is gone (and how long a job must be idle). */
-    sweepIntervalMs: number;
-  };
-  limits: {
-    /** Self-service registrations per client IP per hour (contract: 5). */
-    registrationsPerHour: number;
-    /** Keyless certificate requests (verification, page, credential, key set, download) per client IP per minute, each route counted apart. */
-    verificationsPerMinute: number;
-    /** Failed key authentications per client IP per minute before 401 turns into 429 (contract: 30). */
-    authFailuresPerMinute: number;
-  };
-}
+// Types live in app-config.ts (development-defaults.ts reads them too); re-exported for the callers.
+export type { AppConfig, Ed25519PrivateJwk, TrustProxy } from './app-config';
 
 export class ConfigError extends Error {}
-
-export type TrustProxy = false | number | string[];
-/** An Ed25519 private key as a JWK (RFC 8037). */
-export interface Ed25519PrivateJwk {
-  kty: 'OKP';
-  crv: 'Ed25519';
-  x: string;
-  d: string;
-}
 
 // Public halves of private keys that are published and so protect nothing: RFC 8037's example key (Appendix A.1).
 const PUBLISHED_SIGNING_KEYS = new Set(['11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo']);

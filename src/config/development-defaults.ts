@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import type { AppConfig } from './config';
+import type { AppConfig } from './app-config';
 
 type Env = Record<string, string | undefined>;
 
