@@ -1,10 +1,8 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { Queue } from 'bullmq';
-import Redis from 'ioredis';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { MetricsService } from '../metrics/metrics.service';
-import { EVENTS_MAX_LEN, queueOptions } from '../redis/queue-options';
+import { ProducerQueue } from '../redis/producer-queue';
 
 export const WEBHOOK_QUEUE = 'webhook-deliveries';
 export const WEBHOOK_BACKOFF = 'webhook';
@@ -13,46 +11,27 @@ export interface DeliverWebhookData {
   deliveryId: string;
 }
 
-/** BullMQ prefix of this deployment (or test run), so queues of different runs sharing a Redis never mix. */
-export function queuePrefix(config: AppConfig): string {
-  return `${config.redisPrefix}:bull`;
-}
-
-const ENQUEUE_TIMEOUT_MS = 2000;
-/**
- * Approximate cap of the queue's events stream (BullMQ's default is 10,000). Nothing here reads that stream (the
- * delivery log is in PostgreSQL), so a short one keeps Redis memory small; with finished jobs removed at once, the
- * queue's Redis footprint is its live jobs plus this.
- */
-/** The events stream's bound (shared by every queue: src/redis/queue-options.ts). */
-export const WEBHOOK_EVENTS_MAX_LEN = EVENTS_MAX_LEN;
-
 /** Producer side of the delivery queue, used by fan-out and redelivery (API and worker processes). */
 @Injectable()
 export class WebhookQueue implements OnApplicationShutdown {
-  private readonly connection: Redis;
-  private readonly queue: Queue<DeliverWebhookData>;
+  private readonly producer: ProducerQueue<DeliverWebhookData>;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     metrics: MetricsService,
   ) {
-    this.connection = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: (t) => Math.min(t * 200, 2000) });
-    this.connection.on('error', () => undefined); // an enqueue fails (and the relay takes over); nothing to do per error event
-    this.queue = new Queue<DeliverWebhookData>(WEBHOOK_QUEUE, queueOptions(this.connection, queuePrefix(config)));
-    this.queue.on('error', () => undefined);
+    this.producer = new ProducerQueue<DeliverWebhookData>(config, WEBHOOK_QUEUE);
     metrics.gauge('webhook_queue_jobs', 'Jobs in the webhook delivery queue by state.', ['state'], async (set) => {
-      const counts = await this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed');
+      const counts = await this.producer.queue.getJobCounts('waiting', 'active', 'delayed', 'failed');
       for (const [state, n] of Object.entries(counts)) set({ state }, n);
     });
   }
 
   /**
    * Enqueues one job per delivery with jobId = delivery id, so enqueuing twice is harmless.
-   * Rejects within ENQUEUE_TIMEOUT_MS when Redis is unreachable, leaving the event to the relay.
+   * Rejects within two seconds when Redis is unreachable, leaving the event to the relay.
    */
   async enqueue(deliveryIds: string[], jobIdSuffix = ''): Promise<void> {
-    if (!deliveryIds.length) return;
     const delays = this.config.webhook.retryDelaysMs;
     const jobs = deliveryIds.map((deliveryId) => ({
       name: 'deliver',
@@ -68,19 +47,10 @@ export class WebhookQueue implements OnApplicationShutdown {
         removeOnFail: true,
       },
     }));
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('Enqueuing webhook deliveries timed out (Redis unreachable?)')), ENQUEUE_TIMEOUT_MS);
-    });
-    try {
-      await Promise.race([this.queue.addBulk(jobs), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await this.producer.addBulk(jobs, 'webhook deliveries');
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.queue.close().catch(() => undefined);
-    this.connection.disconnect();
+    await this.producer.close();
   }
 }

@@ -75,14 +75,17 @@ describe('PostgreSQL unreachable from the worker', () => {
     await createLearner(partner.http);
     // The receiver has the request; PostgreSQL goes away before it answers 200.
     await waitFor(() => receiver.at(sub.path).length === 1, 15_000, 'the attempt');
-    const sentAt = receiver.at(sub.path)[0].receivedAt;
+    const stoppedAt = Date.now();
     await pg.stop();
     await sleep(3000);
     await pg.start();
     await waitFor(async () => (await deliveriesOf(sub.id))[0]?.status === 'delivered', 15_000, 'the success to be recorded');
     const [row] = await deliveriesOf(sub.id);
     expect(row.attempts).toBe(1);
-    expect(Math.abs(row.attempted_at[0].getTime() - sentAt)).toBeLessThan(1000);
+    // The record keeps when the request went out (before the outage), not when it could finally be written (after it).
+    // A bound against the outage, not against the receiver's clock reading: on a loaded machine the request may take
+    // seconds to reach the receiver's event loop.
+    expect(row.attempted_at[0].getTime()).toBeLessThanOrEqual(stoppedAt);
     expect(receiver.at(sub.path)).toHaveLength(1);
   });
 });

@@ -2,7 +2,8 @@ import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { JOBS_QUEUE } from '../../src/jobs/job-queue';
 import { EVENTS_MAX_LEN, FINISHED_JOBS_REMOVED, queueOptions } from '../../src/redis/queue-options';
-import { queuePrefix, WEBHOOK_QUEUE } from '../../src/webhooks/webhook-queue';
+import { queuePrefix } from '../../src/redis/producer-queue';
+import { WEBHOOK_QUEUE } from '../../src/webhooks/webhook-queue';
 import { startApp, TestApp } from '../support/app';
 import { unique } from '../support/factories';
 

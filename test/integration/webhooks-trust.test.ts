@@ -2,7 +2,9 @@ import Redis from 'ioredis';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { PublicEventType } from '../../src/events/event-map';
-import { queuePrefix, WEBHOOK_EVENTS_MAX_LEN, WEBHOOK_QUEUE } from '../../src/webhooks/webhook-queue';
+import { queuePrefix } from '../../src/redis/producer-queue';
+import { EVENTS_MAX_LEN } from '../../src/redis/queue-options';
+import { WEBHOOK_QUEUE } from '../../src/webhooks/webhook-queue';
 import { DeliveryStore } from '../../src/webhooks/worker/delivery-store';
 import { startApp, TestApp } from '../support/app';
 import { createPartner, CreatedPartner, unique } from '../support/factories';
@@ -380,12 +382,12 @@ describe('the delivery queue stays cheap in Redis', () => {
       await recordEvents(t, scopeOf(p), ...Array.from({ length: n }, () => 'user.registered' as const));
       await waitFor(() => receiver.at(s.path).length >= n, 60_000, `${n} deliveries`);
       const key = `${queuePrefix(t.config)}:${WEBHOOK_QUEUE}`;
-      expect(await redis.hget(`${key}:meta`, 'opts.maxLenEvents')).toBe(String(WEBHOOK_EVENTS_MAX_LEN));
+      expect(await redis.hget(`${key}:meta`, 'opts.maxLenEvents')).toBe(String(EVENTS_MAX_LEN));
       await waitFor(async () => (await redis.zcard(`${key}:completed`)) === 0 && (await redis.zcard(`${key}:failed`)) === 0, 10_000, 'no finished jobs kept');
       // More entries were added than the cap, and XADD trimmed them (approximately: whole stream nodes of 100 entries).
       const info = (await redis.call('XINFO', 'STREAM', `${key}:events`)) as unknown[];
-      expect(Number(info[info.indexOf('entries-added') + 1])).toBeGreaterThan(WEBHOOK_EVENTS_MAX_LEN + 200);
-      expect(await redis.xlen(`${key}:events`)).toBeLessThanOrEqual(WEBHOOK_EVENTS_MAX_LEN + 200);
+      expect(Number(info[info.indexOf('entries-added') + 1])).toBeGreaterThan(EVENTS_MAX_LEN + 200);
+      expect(await redis.xlen(`${key}:events`)).toBeLessThanOrEqual(EVENTS_MAX_LEN + 200);
     } finally {
       redis.disconnect();
     }

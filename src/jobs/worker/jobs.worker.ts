@@ -3,7 +3,8 @@ import { Job as QueueJob, WaitingError, Worker } from 'bullmq';
 import Redis from 'ioredis';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
-import { JOB_ATTEMPTS, JOBS_QUEUE, jobsQueuePrefix, RunJobData } from '../job-queue';
+import { queuePrefix } from '../../redis/producer-queue';
+import { JOB_ATTEMPTS, JOBS_QUEUE, RunJobData } from '../job-queue';
 import { BulkEnrollmentJob } from './bulk-enrollment.job';
 
 // Two jobs side by side, each with 8 lanes of rows (bulk-enrollment.job.ts); a lane uses one or two pool connections
@@ -31,7 +32,7 @@ export class JobsWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.connection.on('error', () => undefined);
     this.worker = new Worker<RunJobData>(JOBS_QUEUE, (job, token) => this.process(job, token), {
       connection: this.connection,
-      prefix: jobsQueuePrefix(this.config),
+      prefix: queuePrefix(this.config),
       concurrency: CONCURRENCY,
       lockDuration: LOCK_MS,
       stalledInterval: STALLED_CHECK_MS,

@@ -3,7 +3,8 @@ import { Worker } from 'bullmq';
 import Redis from 'ioredis';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
-import { DeliverWebhookData, queuePrefix, WEBHOOK_BACKOFF, WEBHOOK_QUEUE } from '../webhook-queue';
+import { queuePrefix } from '../../redis/producer-queue';
+import { DeliverWebhookData, WEBHOOK_BACKOFF, WEBHOOK_QUEUE } from '../webhook-queue';
 import { DeliverWebhookJob, DeliveryAttemptFailed } from './deliver-webhook.job';
 import { retryDelayMs } from './retry-schedule';
 

@@ -2,7 +2,8 @@ import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { startApp, TestApp } from '../../support/app';
 import { createAdmin } from '../../support/factories';
-import { queuePrefix, WEBHOOK_QUEUE } from '../../../src/webhooks/webhook-queue';
+import { queuePrefix } from '../../../src/redis/producer-queue';
+import { WEBHOOK_QUEUE } from '../../../src/webhooks/webhook-queue';
 
 /**
  * Finding 7: a browser resends HTTP Basic credentials with a cross-site form POST, so any page an operator opened
