@@ -164,7 +164,7 @@ export class DeliveryStore implements BeforeApplicationShutdown {
         records.map((r) => r.result.error),
         records.map((r) => r.nextAttemptAt),
         records.map((r) => r.result.durationMs),
-        records.map((r) => r.result.responseBody?.replace(/\u0000/g, '') ?? null),
+        records.map((r) => r.result.responseBody?.replaceAll('\u0000', '') ?? null),
         records.map((r) => r.attemptedAt),
         this.config.webhook.disableAfterMs,
         this.disabledReason,
