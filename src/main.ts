@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { AppLogger } from './logging';
 import { createApp } from './app.factory';
+import { errorMessage } from './common/error-message';
 import { loadConfigOrExit } from './config/config';
 import { CatalogueLoader } from './courses/catalogue/catalogue-loader.service';
 import { runMigrations } from './database/data-source';
@@ -20,6 +21,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  process.stderr.write(`Start-up failed: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.stderr.write(`Start-up failed: ${errorMessage(e)}\n`);
   process.exit(1);
 });

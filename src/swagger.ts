@@ -50,7 +50,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
   const document = SwaggerModule.createDocument(app, builder.build(), { operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` });
   document.components = { ...document.components, responses: { ...document.components?.responses, [INTERNAL_ERROR]: internalErrorResponse() } };
   for (const [path, item] of Object.entries(document.paths)) {
-    for (const op of Object.values(item) as Array<Record<string, any>>) {
+    for (const op of Object.values(item) as Array<MarkedOperation | null>) {
       if (!op || typeof op !== 'object' || !op.responses) continue;
       // Routes marked @Public() need no key: their operations carry an empty security list.
       if (op['x-public']) {
@@ -59,14 +59,26 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
       }
       // Conditional GETs (ApiConditional): their 200 and 304 carry the ETag header.
       if (op['x-conditional']) {
-        for (const status of ['200', '304']) if (op.responses[status]) op.responses[status].headers = { ...op.responses[status].headers, ETag: ETAG_HEADER };
+        for (const status of ['200', '304']) {
+          const response = op.responses[status];
+          if (response) response.headers = { ...response.headers, ETag: ETAG_HEADER };
+        }
         delete op['x-conditional'];
       }
       // Any /api route can fail unexpectedly (contract section 2): the same 500 envelope everywhere.
       if (path.startsWith('/api/')) op.responses['500'] ??= { $ref: `#/components/responses/${INTERNAL_ERROR}` };
     }
   }
-  return finishDocument(document) as OpenAPIObject;
+  // Served as is by SwaggerModule, whose OpenAPIObject type describes 3.0 only; the finished document is 3.1.
+  return finishDocument(document) as unknown as OpenAPIObject;
+}
+
+/** An operation as built by @nestjs/swagger, with the `x-` markers our decorators leave for this function. */
+interface MarkedOperation {
+  security?: unknown[];
+  responses?: Record<string, { $ref?: string; headers?: Record<string, unknown> } | undefined>;
+  'x-public'?: unknown;
+  'x-conditional'?: unknown;
 }
 
 const INTERNAL_ERROR = 'InternalError';

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { AppLogger } from './logging';
 import { AppModule } from './app.module';
+import { errorMessage } from './common/error-message';
 import { loadConfigOrExit } from './config/config';
 import { warnAboutDevelopmentDefaults } from './config/development-defaults';
 import { runMigrations } from './database/data-source';
@@ -21,6 +22,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  process.stderr.write(`Worker start-up failed: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.stderr.write(`Worker start-up failed: ${errorMessage(e)}\n`);
   process.exit(1);
 });

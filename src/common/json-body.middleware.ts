@@ -61,16 +61,18 @@ export async function jsonBody(req: Request, res: Response, next: NextFunction):
     if (type !== 'application/json') throw new DomainError('unsupported_media_type');
     const { parse, large } = parserFor(req);
     await new Promise<void>((resolve, reject) =>
-      parse(req, res, (err?: unknown) => {
+      // body-parser reports failures as http-errors: Errors with a `type` such as 'entity.too.large'.
+      parse(req, res, (err?: Error & { type?: string }) => {
         if (!err) return resolve();
-        const tooLarge = large && (err as { type?: string }).type === 'entity.too.large';
+        const tooLarge = large && err.type === 'entity.too.large';
         reject(tooLarge ? new DomainError('payload_too_large', undefined, 'The request body is larger than 512 kB.') : err);
       }),
     );
-    if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
+    const body: unknown = req.body;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new DomainError('validation_failed', [{ field: 'body', message: 'body must be a JSON object' }]);
     }
-    const problem = hostileShape(req.body);
+    const problem = hostileShape(body);
     if (problem) throw new DomainError('validation_failed', [problem]);
   }
   if (req.body === undefined) req.body = {};

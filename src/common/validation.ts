@@ -25,12 +25,13 @@ type Documented = { nullable?: boolean; type?: unknown };
 
 function documentedProperties(metatype: unknown): Record<string, Documented> | null {
   if (typeof metatype !== 'function' || [String, Number, Boolean, Object, Array].includes(metatype as never)) return null;
-  const names: string[] = Reflect.getMetadata(API_MODEL_PROPERTIES_ARRAY, metatype.prototype) ?? [];
+  const prototype = metatype.prototype as object;
+  const names = (Reflect.getMetadata(API_MODEL_PROPERTIES_ARRAY, prototype) ?? []) as string[];
   if (!names.length) return null;
   const out: Record<string, Documented> = {};
   for (const name of names) {
     const key = name.replace(/^:/, '');
-    out[key] = Reflect.getMetadata(API_MODEL_PROPERTIES, metatype.prototype, key) ?? {};
+    out[key] = (Reflect.getMetadata(API_MODEL_PROPERTIES, prototype, key) ?? {}) as Documented;
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { errorMessage } from '../common/error-message';
 import { IdempotencyRecords } from './idempotency-records';
 
 const INTERVAL_MS = 10 * 60 * 1000;
@@ -29,7 +30,7 @@ export class IdempotencyCleanup implements OnApplicationBootstrap, OnModuleDestr
       const deleted = await this.records.deleteExpired();
       if (deleted) this.logger.log({ deleted }, 'Expired idempotency keys deleted');
     } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'Deleting expired idempotency keys failed; trying again later');
+      this.logger.warn({ err: errorMessage(err) }, 'Deleting expired idempotency keys failed; trying again later');
     }
   }
 }

@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { affected, sql, sqlOne } from '../common/database';
+import { errorMessage } from '../common/error-message';
 
 /** 24 h, as in Redis; rows older than this are ignored and taken over by a new request with the same key. */
 const KEEP = `interval '24 hours'`;
@@ -68,7 +69,7 @@ export class IdempotencyRecords implements OnApplicationShutdown {
     try {
       await this.store([response]);
     } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'Storing an idempotent response in PostgreSQL failed; retrying in the background');
+      this.logger.warn({ err: errorMessage(err) }, 'Storing an idempotent response in PostgreSQL failed; retrying in the background');
       this.waiting.delete(response.scopeKey);
       this.waiting.set(response.scopeKey, response);
       if (this.waiting.size > MAX_WAITING) this.waiting.delete(this.waiting.keys().next().value!);

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { errorMessage } from '../common/error-message';
 import { DomainError, validationFailed } from '../common/errors';
 import { newId } from '../common/ids';
 import { offsetOf, pageOf } from '../common/pagination';
@@ -35,7 +36,7 @@ export class JobsService {
     const rows = dto.enrollments.map((r) => ({ user_id: r.user_id ?? undefined, external_user_id: r.external_user_id ?? undefined, course_id: r.course_id, deduct_credits: r.deduct_credits ?? undefined }));
     const id = newId('job');
     const job = await this.tx.run((tx) => this.repo.insert(tx.em, scope, id, 'enrollment.bulk', rows));
-    await this.queue.enqueue([id]).catch((err: unknown) => this.logger.warn({ err: (err as Error).message, jobId: id }, 'Enqueuing a job failed; the sweep will'));
+    await this.queue.enqueue([id]).catch((err: unknown) => this.logger.warn({ err: errorMessage(err), jobId: id }, 'Enqueuing a job failed; the sweep will'));
     return { job: toJobView(job) };
   }
 

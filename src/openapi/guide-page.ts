@@ -26,7 +26,7 @@ ${body}</body></html>`;
  */
 export function renderGuidePages(dir = join(projectRoot(), 'docs')): Map<string, string> {
   const pages = new Map<string, string>();
-  let files: string[] = [];
+  let files: string[];
   try {
     files = readdirSync(dir).filter((f) => f.endsWith('.md'));
   } catch {

@@ -1,9 +1,8 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { ERROR_CODES, ErrorCode } from '../common/errors';
+import type { Document, Operation, Schema } from './document-types';
 import { addValidationBounds } from './validation-bounds';
 import { webhookSection } from './webhooks';
-
-type Json = Record<string, any>;
 
 /**
  * Turns the document @nestjs/swagger builds (OpenAPI 3.0, numbers without integers, open objects) into the exact
@@ -11,13 +10,13 @@ type Json = Record<string, any>;
  * only where declared, every status and header the service can send, `Idempotency-Key` on every POST, and the nine
  * webhook events. Applied wherever the document is built (served at /docs/openapi.json, exported by the scripts).
  */
-export function finishDocument(input: OpenAPIObject): Json {
-  const doc = input as unknown as Json;
+export function finishDocument(input: OpenAPIObject): Document {
+  const doc = input as unknown as Document;
   doc.openapi = '3.1.0';
   // Relative to wherever the document is served from: the instance's own origin, whatever PUBLIC_BASE_URL says.
   doc.servers = [{ url: '/', description: 'This instance (the origin serving these docs).' }];
-  doc.components ??= {};
-  const schemas: Json = (doc.components.schemas ??= {});
+  const components = (doc.components ??= {});
+  const schemas = (components.schemas ??= {});
 
   // Component schemas used by request bodies (transitively) are closed: the service refuses unknown fields.
   const requestSchemas = new Set<string>();
@@ -30,12 +29,12 @@ export function finishDocument(input: OpenAPIObject): Json {
   for (const name of requestSchemas) {
     const create = /^Update(.+)$/.exec(name) && schemas[name.replace(/^Update/, 'Create')];
     if (!create?.properties) continue;
-    for (const [prop, s] of Object.entries<Json>(schemas[name].properties ?? {})) {
+    for (const [prop, s] of Object.entries(schemas[name].properties ?? {})) {
       const from = create.properties[prop];
       if (s.type === 'array' && from?.type === 'array') for (const k of ['minItems', 'maxItems', 'uniqueItems']) if (from[k] !== undefined) s[k] ??= from[k];
     }
   }
-  for (const [name, schema] of Object.entries<Json>(schemas)) {
+  for (const [name, schema] of Object.entries(schemas)) {
     schemas[name] = fixSchema(schema, '');
     if (requestSchemas.has(name)) {
       closeObjects(schemas[name]);
@@ -44,27 +43,28 @@ export function finishDocument(input: OpenAPIObject): Json {
     }
   }
 
-  doc.components.headers = { ...doc.components.headers, ...HEADERS };
-  doc.components.parameters = { ...doc.components.parameters, IdempotencyKey: IDEMPOTENCY_KEY, IdempotencyKeyIgnored: IDEMPOTENCY_KEY_IGNORED };
-  doc.components.responses = { ...doc.components.responses, ...errorResponses() };
+  components.headers = { ...components.headers, ...HEADERS };
+  components.parameters = { ...components.parameters, IdempotencyKey: IDEMPOTENCY_KEY, IdempotencyKeyIgnored: IDEMPOTENCY_KEY_IGNORED };
+  const responses = (components.responses = { ...components.responses, ...errorResponses() });
 
   for (const { path, method, op } of operations(doc)) {
     const keyed = !(Array.isArray(op.security) && op.security.length === 0);
     const api = path.startsWith('/api/');
     const hasBody = ['post', 'put', 'patch'].includes(method);
-    for (const param of op.parameters ?? []) if (param.schema) param.schema = fixSchema(param.schema, param.name);
-    if (op.requestBody?.content?.['application/json']?.schema) {
-      const body = op.requestBody.content['application/json'].schema;
-      op.requestBody.content['application/json'].schema = fixSchema(body, '');
-      if (!body.$ref) closeObjects(op.requestBody.content['application/json'].schema);
+    for (const param of op.parameters ?? []) if (param.schema) param.schema = fixSchema(param.schema, param.name ?? '');
+    const json = op.requestBody?.content?.['application/json'];
+    if (json?.schema) {
+      const body = json.schema;
+      json.schema = fixSchema(body, '');
+      if (!body.$ref) closeObjects(json.schema);
     }
-    for (const response of Object.values<Json>(op.responses ?? {})) {
-      if (response.content) for (const media of Object.values<Json>(response.content)) if (media.schema) media.schema = fixSchema(media.schema, '');
+    for (const response of Object.values(op.responses ?? {})) {
+      if (response.content) for (const media of Object.values(response.content)) if (media.schema) media.schema = fixSchema(media.schema, '');
     }
 
     // Every POST: the Idempotency-Key header (honoured on keyed routes, ignored on keyless ones).
     if (method === 'post') {
-      op.parameters = (op.parameters ?? []).filter((p: Json) => p.name !== 'Idempotency-Key');
+      op.parameters = (op.parameters ?? []).filter((p) => p.name !== 'Idempotency-Key');
       op.parameters.push({ $ref: `#/components/parameters/${keyed ? 'IdempotencyKey' : 'IdempotencyKeyIgnored'}` });
     }
 
@@ -77,16 +77,16 @@ export function finishDocument(input: OpenAPIObject): Json {
       add('413', 'PayloadTooLarge');
       add('415', 'UnsupportedMediaType');
     }
-    if ((op.parameters ?? []).some((p: Json) => p.in === 'query' || p.in === 'header')) add('400', 'BadRequest');
+    if ((op.parameters ?? []).some((p) => p.in === 'query' || p.in === 'header')) add('400', 'BadRequest');
     if (keyed && api) {
       add('401', 'Unauthorized');
       add('429', 'RateLimited');
     }
 
     // Response headers: the request id everywhere; rate-limit and quota headers once a key is accepted; Retry-After on 429 and 503.
-    for (const [status, response] of Object.entries<Json>(op.responses)) {
+    for (const [status, response] of Object.entries(op.responses)) {
       if (response.$ref) continue;
-      const headers: Json = (response.headers ??= {});
+      const headers = (response.headers ??= {});
       headers['X-Request-Id'] ??= { $ref: '#/components/headers/X-Request-Id' };
       if (keyed && api && status !== '401' && status !== '503' && status !== '500') {
         for (const h of ['RateLimit-Policy', 'RateLimit', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset']) headers[h] ??= { $ref: `#/components/headers/${h}` };
@@ -103,7 +103,7 @@ export function finishDocument(input: OpenAPIObject): Json {
   doc.webhooks = hooks.webhooks;
   // Shared responses no operation ended up using are dropped (linters flag unused components).
   const used = JSON.stringify({ paths: doc.paths, webhooks: doc.webhooks });
-  for (const name of Object.keys(doc.components.responses)) if (!used.includes(`"#/components/responses/${name}"`)) delete doc.components.responses[name];
+  for (const name of Object.keys(responses)) if (!used.includes(`"#/components/responses/${name}"`)) delete responses[name];
   return doc;
 }
 
@@ -111,8 +111,8 @@ export function finishDocument(input: OpenAPIObject): Json {
 function httpUrls(node: unknown): void {
   if (Array.isArray(node)) return node.forEach(httpUrls);
   if (!node || typeof node !== 'object') return;
-  const s = node as Json;
-  for (const [name, prop] of Object.entries<Json>(s.properties ?? {})) {
+  const s = node as Schema;
+  for (const [name, prop] of Object.entries(s.properties ?? {})) {
     const types = Array.isArray(prop.type) ? prop.type : [prop.type];
     if ((name === 'url' || name === 'website' || name.endsWith('_url')) && types.includes('string')) {
       prop.format ??= 'uri';
@@ -123,9 +123,9 @@ function httpUrls(node: unknown): void {
 }
 
 /** A learner is named by `user_id` or `external_user_id` (a course's tutor by `tutor_id` or `tutor`); the service refuses a body with neither. */
-function requireOneLearnerId(schema: Json, name: string): void {
+function requireOneLearnerId(schema: Schema, name: string): void {
   const props = schema.properties ?? {};
-  const required: string[] = schema.required ?? [];
+  const required = schema.required ?? [];
   if (props.user_id && props.external_user_id && !required.includes('user_id') && !required.includes('external_user_id') && !schema.anyOf) {
     schema.anyOf = [{ required: ['user_id'] }, { required: ['external_user_id'] }];
   }
@@ -136,18 +136,21 @@ function requireOneLearnerId(schema: Json, name: string): void {
   }
 }
 
-function operations(doc: Json): Array<{ path: string; method: string; op: Json }> {
-  const out: Array<{ path: string; method: string; op: Json }> = [];
-  for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
-    for (const method of ['get', 'put', 'post', 'delete', 'patch', 'head', 'options']) if (item[method]) out.push({ path, method, op: item[method] });
+function operations(doc: Document): Array<{ path: string; method: string; op: Operation }> {
+  const out: Array<{ path: string; method: string; op: Operation }> = [];
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch', 'head', 'options']) {
+      const op = item[method];
+      if (op) out.push({ path, method, op });
+    }
   }
   return out;
 }
 
-function collectRefs(node: unknown, schemas: Json, into: Set<string>): void {
+function collectRefs(node: unknown, schemas: Record<string, Schema>, into: Set<string>): void {
   if (Array.isArray(node)) return node.forEach((n) => collectRefs(n, schemas, into));
   if (!node || typeof node !== 'object') return;
-  const ref = (node as Json).$ref;
+  const ref = (node as Schema).$ref;
   if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) {
     const name = ref.slice('#/components/schemas/'.length);
     if (into.has(name)) return;
@@ -160,7 +163,7 @@ function collectRefs(node: unknown, schemas: Json, into: Set<string>): void {
 function closeObjects(node: unknown): void {
   if (Array.isArray(node)) return node.forEach(closeObjects);
   if (!node || typeof node !== 'object') return;
-  const s = node as Json;
+  const s = node as Schema;
   if (s.properties && s.additionalProperties === undefined && !s.allOf && !s.oneOf && !s.anyOf) s.additionalProperties = false;
   for (const [k, v] of Object.entries(s)) if (k !== 'example' && k !== 'examples') closeObjects(v);
 }
@@ -170,22 +173,24 @@ const FRACTIONAL = new Set(['rating', 'score', 'max_duration_hours']);
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** OpenAPI 3.0 schema → 3.1 with exact types: `nullable` as a type union, integers, formats. */
-function fixSchema(node: any, name: string): any {
+function fixSchema(node: Schema, name: string): Schema;
+function fixSchema(node: unknown, name: string): unknown;
+function fixSchema(node: unknown, name: string): unknown {
   if (Array.isArray(node)) return node.map((n) => fixSchema(n, name));
   if (!node || typeof node !== 'object') return node;
-  const s: Json = {};
-  for (const [k, v] of Object.entries<any>(node)) {
-    if (k === 'properties') s.properties = Object.fromEntries(Object.entries<any>(v).map(([p, ps]) => [p, fixSchema(ps, p)]));
-    else if (k === 'items') s.items = fixSchema(v, name);
-    else if (['allOf', 'oneOf', 'anyOf'].includes(k)) s[k] = fixSchema(v, name);
-    else if (k === 'additionalProperties' && typeof v === 'object') s[k] = fixSchema(v, name);
-    else s[k] = v;
+  const copy: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node as Schema)) {
+    if (k === 'properties') copy[k] = Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([p, ps]) => [p, fixSchema(ps, p)]));
+    else if (k === 'items' || ['allOf', 'oneOf', 'anyOf'].includes(k)) copy[k] = fixSchema(v, name);
+    else if (k === 'additionalProperties' && typeof v === 'object') copy[k] = fixSchema(v, name);
+    else copy[k] = v;
   }
+  const s: Schema = copy;
   if (s.type === 'number' && !FRACTIONAL.has(name)) s.type = 'integer';
   if (s.type === 'string' && !s.format && !s.enum) {
     if (name === 'email' || name.endsWith('_email')) s.format = 'email';
-    else if ((/_at$/.test(name) || (typeof s.example === 'string' && ISO_TIME.test(s.example))) && (s.example === undefined || s.example === null || ISO_TIME.test(String(s.example)))) s.format = 'date-time';
-    else if ((name === 'url' || name.endsWith('_url')) && (s.example === undefined || /^https?:\/\/[\x21-\x7e]+$/.test(String(s.example)))) s.format = 'uri';
+    else if ((/_at$/.test(name) || (typeof s.example === 'string' && ISO_TIME.test(s.example))) && (s.example === undefined || s.example === null || (typeof s.example === 'string' && ISO_TIME.test(s.example)))) s.format = 'date-time';
+    else if ((name === 'url' || name.endsWith('_url')) && (s.example === undefined || (typeof s.example === 'string' && /^https?:\/\/[\x21-\x7e]+$/.test(s.example)))) s.format = 'uri';
   }
   // OpenAPI 3.1 (JSON Schema 2020-12): exclusive bounds are numbers, `nullable` is a type union.
   for (const [exclusive, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
@@ -215,13 +220,13 @@ function fixSchema(node: any, name: string): any {
   return s;
 }
 
-function describe(op: Json, keyed: boolean, path: string): string {
+function describe(op: Operation, keyed: boolean, path: string): string {
   const summary = String(op.summary ?? '').replace(/\.$/, '');
   const who = !keyed ? 'No API key needed.' : path.startsWith('/api/admin') ? 'Needs an admin API key.' : 'Needs your API key (X-API-Key).';
   return `${summary}. ${who}`;
 }
 
-const HEADERS: Json = {
+const HEADERS: Record<string, unknown> = {
   'X-Request-Id': {
     description: 'The id of this request (yours, when you sent a well-formed `X-Request-Id`: 1–128 of `A-Za-z0-9._-`). Quote it to support.',
     schema: { type: 'string', examples: ['req_6f1c2b8e4d0a4f2a9b7c1d3e5f708192'] },
@@ -239,7 +244,7 @@ const HEADERS: Json = {
   Allow: { description: 'The methods this path serves.', schema: { type: 'string', examples: ['GET, HEAD'] } },
 };
 
-const IDEMPOTENCY_KEY: Json = {
+const IDEMPOTENCY_KEY: Record<string, unknown> = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
@@ -248,7 +253,7 @@ const IDEMPOTENCY_KEY: Json = {
   schema: { type: 'string', minLength: 1, maxLength: 255, examples: ['5f0c1a2b-7d3e-4c8f-9a6b-2e1d0c9b8a7f'] },
 };
 
-const IDEMPOTENCY_KEY_IGNORED: Json = {
+const IDEMPOTENCY_KEY_IGNORED: Record<string, unknown> = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
@@ -256,7 +261,7 @@ const IDEMPOTENCY_KEY_IGNORED: Json = {
   schema: { type: 'string' },
 };
 
-function envelopeResponse(description: string, codes: ErrorCode[], headers: Json = {}): Json {
+function envelopeResponse(description: string, codes: ErrorCode[], headers: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     description: `${description} ${codes.map((c) => `\`${c}\`: ${ERROR_CODES[c][1]}`).join(' ')}`,
     headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...headers },
@@ -271,7 +276,7 @@ function envelopeResponse(description: string, codes: ErrorCode[], headers: Json
   };
 }
 
-function errorResponses(): Json {
+function errorResponses(): Record<string, unknown> {
   const retry = { 'Retry-After': { $ref: '#/components/headers/Retry-After' } };
   return {
     BadRequest: envelopeResponse('The request is malformed.', ['validation_failed', 'invalid_json']),

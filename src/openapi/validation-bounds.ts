@@ -1,6 +1,7 @@
 import { getMetadataStorage } from 'class-validator';
+import type { Schema } from './document-types';
 
-type Json = Record<string, any>;
+type Constructor = abstract new (...args: never[]) => unknown;
 
 interface Rule {
   type: string;
@@ -16,20 +17,22 @@ interface Rule {
  * distinct items, string lengths, number bounds), copied into the document's schema of the same name so that a
  * validator reading the document refuses what the service refuses. Never overrides what a decorator documented.
  */
-export function addValidationBounds(schemas: Json, names: Set<string>): void {
-  const storage = getMetadataStorage() as unknown as { validationMetadatas?: Map<Function, Rule[]> };
+export function addValidationBounds(schemas: Record<string, Schema>, names: Set<string>): void {
+  // class-validator keeps its rules per target class in this (untyped, internal) map.
+  const storage = getMetadataStorage() as unknown as { validationMetadatas?: Map<unknown, Rule[]> };
   if (!(storage.validationMetadatas instanceof Map)) return;
+  const isClass = (t: unknown): t is Constructor => typeof t === 'function';
   for (const name of names) {
     const schema = schemas[name];
     if (!schema?.properties) continue;
+    // The DTO the schema was generated from; its rules include those of the classes it extends.
+    const cls = [...storage.validationMetadatas.keys()].find((t): t is Constructor => isClass(t) && t.name === name);
     const rules: Rule[] = [];
     for (const [target, list] of storage.validationMetadatas) {
-      if (typeof target !== 'function') continue;
-      const cls = [...storage.validationMetadatas.keys()].find((t) => typeof t === 'function' && t.name === name);
-      if (cls && (cls === target || cls.prototype instanceof target)) rules.push(...list);
+      if (cls && isClass(target) && (cls === target || cls.prototype instanceof target)) rules.push(...list);
     }
     for (const rule of rules) {
-      const prop: Json | undefined = schema.properties[rule.propertyName];
+      const prop: Schema | undefined = schema.properties[rule.propertyName];
       if (!prop || (rule.groups && rule.groups.length)) continue;
       const [a, b] = (rule.constraints ?? []) as number[];
       const kind = rule.name ?? rule.type;

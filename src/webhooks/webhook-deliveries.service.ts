@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { errorMessage } from '../common/error-message';
 import { DomainError } from '../common/errors';
 import { offsetOf, pageOf } from '../common/pagination';
 import { Scope, scoped } from '../common/scope';
@@ -88,7 +89,7 @@ export class WebhookDeliveriesService {
     try {
       for (let i = 0; i < rows.length; i += ENQUEUE_PAGE) await this.queue.enqueue(rows.slice(i, i + ENQUEUE_PAGE).map((r) => r.id), suffix);
     } catch (err) {
-      this.logger.warn({ err: (err as Error).message, subscription: sub.id, deliveries: rows.length }, 'Recovered deliveries left to the delivery sweep: enqueue failed');
+      this.logger.warn({ err: errorMessage(err), subscription: sub.id, deliveries: rows.length }, 'Recovered deliveries left to the delivery sweep: enqueue failed');
     }
     return { requeued: rows.length };
   }

@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { Batcher } from '../common/batcher';
+import { errorMessage } from '../common/error-message';
 import { DomainEvent, EVENTS_COMMITTED } from '../events/event-map';
 import { WebhookFanOut } from './webhook-fan-out.service';
 
@@ -33,7 +34,7 @@ export class WebhookEventsListener implements BeforeApplicationShutdown {
   /** Never rejects: a failed fan-out leaves the events undispatched in the outbox, for the relay. */
   private async dispatch(events: DomainEvent[]): Promise<void[]> {
     await this.fanOut.dispatch(events).catch((err) => {
-      this.logger.warn({ err: (err as Error).message, events: events.map((e) => e.id) }, 'Webhook fan-out deferred to the outbox relay');
+      this.logger.warn({ err: errorMessage(err), events: events.map((e) => e.id) }, 'Webhook fan-out deferred to the outbox relay');
     });
     return events.map(() => undefined);
   }

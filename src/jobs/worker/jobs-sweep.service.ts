@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { errorMessage } from '../../common/error-message';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { JobQueue } from '../job-queue';
@@ -54,7 +55,7 @@ export class JobsSweep implements OnApplicationBootstrap, OnModuleDestroy {
       const n = await this.sweep();
       if (n) this.logger.log({ jobs: n }, 'Jobs sweep enqueued unfinished jobs');
     } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'Jobs sweep failed; retrying');
+      this.logger.warn({ err: errorMessage(err) }, 'Jobs sweep failed; retrying');
     }
     this.schedule(this.config.jobs.sweepIntervalMs);
   }

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DelayedError, Job, UnrecoverableError } from 'bullmq';
+import { errorMessage } from '../../common/error-message';
 import { AppConfig } from '../../config/config';
 import { MetricsService } from '../../metrics/metrics.service';
 import { APP_CONFIG } from '../../config/config.module';
@@ -109,7 +110,7 @@ export class DeliverWebhookJob {
    * Redis cannot take it either, the error goes to BullMQ; should the job be lost, the sweep finds the delivery.
    */
   private async retryLater(job: Job<DeliverWebhookData>, token: string | undefined, err: unknown): Promise<never> {
-    this.logger.warn({ err: (err as Error).message, delivery: job.data.deliveryId }, 'Delivery deferred: a dependency failed (no attempt used)');
+    this.logger.warn({ err: errorMessage(err), delivery: job.data.deliveryId }, 'Delivery deferred: a dependency failed (no attempt used)');
     try {
       await job.moveToDelayed(Date.now() + INFRA_RETRY_MS, token);
     } catch {

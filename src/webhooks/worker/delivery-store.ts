@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/c
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Batcher } from '../../common/batcher';
+import { errorMessage } from '../../common/error-message';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { SendResult } from './webhook-sender';
@@ -97,7 +98,7 @@ export class DeliveryStore implements BeforeApplicationShutdown {
       this.logger.log({ recorded: batch.length }, 'Deliveries whose success could not be recorded are recorded now');
     } catch (err) {
       if (again) this.timer = setTimeout(() => void this.retryUnrecorded(), RETRY_MS);
-      else this.logger.warn({ err: (err as Error).message, deliveries: batch.length }, 'Successes left unrecorded at shutdown; those deliveries will be sent again');
+      else this.logger.warn({ err: errorMessage(err), deliveries: batch.length }, 'Successes left unrecorded at shutdown; those deliveries will be sent again');
     }
   }
 
@@ -164,7 +165,7 @@ export class DeliveryStore implements BeforeApplicationShutdown {
         records.map((r) => r.result.error),
         records.map((r) => r.nextAttemptAt),
         records.map((r) => r.result.durationMs),
-        records.map((r) => r.result.responseBody?.replace(/\u0000/g, '') ?? null),
+        records.map((r) => r.result.responseBody?.replaceAll('\u0000', '') ?? null),
         records.map((r) => r.attemptedAt),
         this.config.webhook.disableAfterMs,
         this.disabledReason,

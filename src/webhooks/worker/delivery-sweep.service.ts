@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { errorMessage } from '../../common/error-message';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { WebhookQueue } from '../webhook-queue';
@@ -72,7 +73,7 @@ export class DeliverySweep implements OnApplicationBootstrap, OnModuleDestroy {
       const enqueued = await this.sweep();
       if (enqueued) this.logger.log({ enqueued }, 'Delivery sweep re-enqueued due deliveries');
     } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'Delivery sweep failed; retrying at the next interval');
+      this.logger.warn({ err: errorMessage(err) }, 'Delivery sweep failed; retrying at the next interval');
     }
     this.schedule();
   }

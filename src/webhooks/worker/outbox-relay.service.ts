@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { errorMessage } from '../../common/error-message';
 import { OutboxStore } from '../../events/outbox-store';
 import { WebhookFanOut } from '../webhook-fan-out.service';
 import { WebhookQueue } from '../webhook-queue';
@@ -63,7 +64,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       dispatched = await this.sweep();
       if (dispatched) this.logger.log({ dispatched }, 'Outbox relay dispatched events');
     } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'Outbox relay sweep failed; retrying');
+      this.logger.warn({ err: errorMessage(err) }, 'Outbox relay sweep failed; retrying');
     }
     this.schedule(dispatched === BATCH ? 0 : INTERVAL_MS);
   }

@@ -25,7 +25,7 @@ const vettedLookup: LookupFunction = (hostname, options, callback) => {
     (addresses) => {
       const family = typeof options === 'object' ? options.family : undefined;
       const usable = family === 4 || family === 6 ? addresses.filter((a) => a.family === family) : addresses;
-      if (!usable.length) return callback(new ForbiddenTargetError(`${hostname} has no usable address`) as NodeJS.ErrnoException, '', 0);
+      if (!usable.length) return callback(new ForbiddenTargetError(`${hostname} has no usable address`), '', 0);
       if (typeof options === 'object' && options.all) return (callback as unknown as (e: null, a: typeof usable) => void)(null, usable);
       callback(null, usable[0].address, usable[0].family);
     },
