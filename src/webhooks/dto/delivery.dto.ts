@@ -1,5 +1,5 @@
 import { ApiProperty, OmitType } from '@nestjs/swagger';
-import { IsIsoTimestamp } from '../../webinars/dto/iso-timestamp';
+import { IsIsoTimestamp } from '../../common/iso-timestamp';
 import { PageQuery, PageMetaDto } from '../../common/pagination';
 
 export class ListDeliveriesQuery extends PageQuery {}

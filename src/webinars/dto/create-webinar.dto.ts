@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Length, Max, Min } from 'class-validator';
-import { IsIsoTimestamp } from './iso-timestamp';
+import { IsIsoTimestamp } from '../../common/iso-timestamp';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 const FIVE_MINUTES_MS = 5 * 60_000;
