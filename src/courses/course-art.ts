@@ -1,3 +1,5 @@
+import { escapeHtml } from '../common/html';
+
 /** Generated course thumbnails and tutor avatars (SVG), drawn from text only. */
 
 // Characters XML 1.0 forbids even when escaped; dropping them keeps the document well-formed.
@@ -6,13 +8,7 @@ const XML_FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
 /** Escapes text for XML and HTML element content and quoted attribute values. */
 export function escapeMarkup(text: string): string {
-  return text
-    .replace(XML_FORBIDDEN, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
+  return escapeHtml(text.replace(XML_FORBIDDEN, ''));
 }
 
 /** A stable hue (0–359) for a text, so one category always has one colour. */

@@ -3,6 +3,7 @@ import { sql } from '../common/database';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DomainError } from '../common/errors';
+import { ORIGIN_PATTERN } from '../common/text';
 import { PartnersService } from '../partners/partners.service';
 import { AttendanceService } from './attendance.service';
 import { WEBINAR_ID_SHAPE } from './webinar-sql';
@@ -25,7 +26,6 @@ export interface HostPageState extends PageState {
 }
 
 const HOST_LIST_LIMIT = 200;
-const ORIGIN_SHAPE = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;
 
 /**
  * What the /live pages need. Pages are addressed by the unguessable webinar id rather than an API key,
@@ -111,7 +111,7 @@ export class LivePagesService {
   /** Origins allowed to frame the embed page: the partner's allowlist (well-formed entries only). */
   async frameAncestors(partnerId: number): Promise<string[]> {
     const partner = await this.partners.get(partnerId);
-    return partner.allowedOrigins.filter((o) => ORIGIN_SHAPE.test(o));
+    return partner.allowedOrigins.filter((o) => ORIGIN_PATTERN.test(o));
   }
 
   private async requireHost(id: string, token: unknown): Promise<Webinar> {

@@ -16,16 +16,16 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { trimString } from '../../common/text';
 import { Level, LEVELS } from '../course.entity';
 import { CourseDetailDto } from './course.dto';
 
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 const URL_RULE = { protocols: ['http', 'https'], require_protocol: true };
 const MAX_TOPICS = 200;
 
 export class TopicInputDto {
   @ApiProperty({ example: 'Introduction to supervised learning', minLength: 1, maxLength: 300 })
-  @Transform(trim)
+  @Transform(trimString)
   @IsString()
   @Length(1, 300)
   title: string;
@@ -49,13 +49,13 @@ export class TopicInputDto {
 
 export class NewTutorDto {
   @ApiProperty({ example: 'Ada Lovelace', minLength: 1, maxLength: 200 })
-  @Transform(trim)
+  @Transform(trimString)
   @IsString()
   @Length(1, 200)
   name: string;
 
   @ApiProperty({ example: 'Mathematician and the first programmer.', maxLength: 5000 })
-  @Transform(trim)
+  @Transform(trimString)
   @IsString()
   @Length(0, 5000)
   bio: string;
@@ -68,7 +68,7 @@ export class NewTutorDto {
 
   @ApiPropertyOptional({ example: 'Analytical Engine Society', maxLength: 200 })
   @IsOptional()
-  @Transform(trim)
+  @Transform(trimString)
   @IsString()
   @Length(1, 200)
   organisation?: string;
@@ -77,20 +77,20 @@ export class NewTutorDto {
 /** A new course with its tutor and topics. */
 export class CreateCourseDto {
   @ApiProperty({ example: 'Python for Data Analysis', minLength: 1, maxLength: 300 })
-  @Transform(trim)
+  @Transform(trimString)
   @IsString()
   @Length(1, 300)
   title: string;
 
   @ApiPropertyOptional({ example: 'Load, clean and explore data with pandas.', maxLength: 10000 })
   @IsOptional()
-  @Transform(trim)
+  @Transform(trimString)
   @IsString()
   @Length(0, 10_000)
   description?: string;
 
   @ApiProperty({ example: 'Data Science', minLength: 1, maxLength: 100 })
-  @Transform(trim)
+  @Transform(trimString)
   @IsString()
   @Length(1, 100)
   category: string;

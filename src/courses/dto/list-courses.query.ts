@@ -2,6 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
 import { PageQuery } from '../../common/pagination';
+import { trimString } from '../../common/text';
 import { Level, LEVELS } from '../course.entity';
 
 export const COURSE_SORTS = ['popular', 'rating', 'newest', 'title'] as const;
@@ -11,7 +12,7 @@ export class ListCoursesQuery extends PageQuery {
   @ApiPropertyOptional({ description: 'Category name, matched case-insensitively and exactly.', example: 'Computer Science' })
   @IsOptional()
   @IsString()
-  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
+  @Transform(trimString)
   @Length(1, 100)
   // eslint-disable-next-line no-control-regex -- matching NUL is the point: PostgreSQL text cannot hold it
   @Matches(/^[^\u0000]*$/, { message: 'category must not contain NUL characters' })

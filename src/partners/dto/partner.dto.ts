@@ -2,10 +2,11 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsEmail, IsIn, IsOptional, IsString, IsUrl, Length, Matches } from 'class-validator';
 import { MODES } from '../../common/scope';
+import { ORIGIN_PATTERN, trimString } from '../../common/text';
 import { PageQuery, PageMetaDto } from '../../common/pagination';
 import { PLAN_CODES } from '../../plans/plan';
 
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+const trim = trimString;
 
 export class RegisterPartnerDto {
   @ApiProperty({ example: 'Acme Learning', minLength: 1, maxLength: 200 })
@@ -49,7 +50,6 @@ export class CreateKeyDto {
   mode: 'test' | 'live';
 }
 
-export const ORIGIN_PATTERN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;
 
 export class UpdatePartnerDto {
   @ApiPropertyOptional({ enum: PLAN_CODES, example: 'growth' })

@@ -2,8 +2,8 @@ import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsInt, IsNotEmpty, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { PageQuery, PageMetaDto } from '../../common/pagination';
+import { trimString } from '../../common/text';
 
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
 export class CreateUserDto {
   @ApiProperty({ example: 'acme-user-1001', minLength: 1, maxLength: 128, description: "Your own reference for the learner; unique per partner and mode." })
@@ -13,13 +13,13 @@ export class CreateUserDto {
   external_user_id: string;
 
   @ApiProperty({ example: 'Ada Lovelace', minLength: 1, maxLength: 200 })
-  @Transform(trim)
+  @Transform(trimString)
   @IsString()
   @Length(1, 200)
   name: string;
 
   @ApiProperty({ example: 'ada@example.com' })
-  @Transform(trim)
+  @Transform(trimString)
   @IsEmail({}, { message: 'email must be an e-mail address' })
   @Length(3, 320)
   email: string;

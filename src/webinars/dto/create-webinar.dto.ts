@@ -2,13 +2,13 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { IsIsoTimestamp } from '../../common/iso-timestamp';
+import { trimString } from '../../common/text';
 
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 const FIVE_MINUTES_MS = 5 * 60_000;
 
 export class CreateWebinarDto {
   @ApiProperty({ example: 'Office hours: async Rust', minLength: 1, maxLength: 200 })
-  @Transform(trim)
+  @Transform(trimString)
   @IsString()
   @IsNotEmpty()
   @Length(1, 200)
