@@ -50,7 +50,6 @@ export class CreateKeyDto {
   mode: 'test' | 'live';
 }
 
-
 export class UpdatePartnerDto {
   @ApiPropertyOptional({ enum: PLAN_CODES, example: 'growth' })
   @IsOptional()
