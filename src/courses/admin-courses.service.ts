@@ -1,15 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { DomainError, FieldError, validationFailed } from '../common/errors';
 import { TransactionRunner } from '../events/transaction-runner';
 import { CatalogueCache } from './catalogue-cache';
-import { Course } from './course.entity';
 import { toCourseDetail } from './course.mapper';
+import { CoursesRepository } from './courses.repository';
 import { CoursesService } from './courses.service';
 import { AdminCourseDto, CreateCourseDto, NewTutorDto, TopicInputDto, UpdateCourseDto } from './dto/admin-course.dto';
 import { formatCourseDuration } from './durations';
-import { Topic } from './topic.entity';
 import { Tutor } from './tutor.entity';
 
 /** Fields an update may set to null (back to the generated image / preview page). */
@@ -23,7 +21,7 @@ const NULLABLE = new Set(['thumbnail_url', 'preview_video_url']);
 export class AdminCoursesService {
   constructor(
     private readonly transactions: TransactionRunner,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repo: CoursesRepository,
     private readonly cache: CatalogueCache,
     private readonly courses: CoursesService,
   ) {}
@@ -32,8 +30,7 @@ export class AdminCoursesService {
     assertOneTutor(dto, true);
     const id = await this.transactions.run(async ({ em }) => {
       const tutor = dto.tutor ? await this.newTutor(em, dto.tutor) : await this.existingTutor(em, dto.tutor_id!);
-      const course = await em.save(
-        em.create(Course, {
+      const course = await this.repo.saveCourse(em, {
           title: dto.title,
           description: dto.description ?? '',
           category: dto.category,
@@ -48,8 +45,7 @@ export class AdminCoursesService {
           organisation: tutor.organisation,
           published: dto.published ?? false,
           sourceKey: null,
-        }),
-      );
+      });
       await this.replaceTopics(em, course.id, dto.topics);
       return course.id;
     });
@@ -64,7 +60,7 @@ export class AdminCoursesService {
     if (nulls.length) throw validationFailed(nulls);
     assertOneTutor(dto, false);
     await this.transactions.run(async ({ em }) => {
-      const course = await em.findOne(Course, { where: { id }, lock: { mode: 'pessimistic_write' } });
+      const course = await this.repo.lockCourse(em, id);
       if (!course) throw new DomainError('course_not_found');
       if (dto.tutor || dto.tutor_id !== undefined) {
         const tutor = dto.tutor ? await this.newTutor(em, dto.tutor) : await this.existingTutor(em, dto.tutor_id!);
@@ -84,30 +80,25 @@ export class AdminCoursesService {
         course.durationMinutes = totalMinutes(dto.topics);
       }
       course.updatedAt = new Date();
-      await em.save(course);
+      await this.repo.updateCourse(em, course);
     });
     await this.cache.invalidate();
     return this.get(id);
   }
 
   async setPublished(id: number, published: boolean): Promise<AdminCourseDto> {
-    const { affected } = await this.dataSource.getRepository(Course).update({ id }, { published, updatedAt: new Date() });
-    if (!affected) throw new DomainError('course_not_found');
+    if (!(await this.repo.setPublished(id, published, new Date()))) throw new DomainError('course_not_found');
     await this.cache.invalidate();
     return this.get(id);
   }
 
   /** Any course, published or not. */
   async get(id: number): Promise<AdminCourseDto> {
-    const course = await this.dataSource.getRepository(Course).findOneBy({ id });
+    const course = await this.repo.findCourse(id, false);
     if (!course) throw new DomainError('course_not_found');
-    const [tutor, topics, enrolled] = await Promise.all([
-      this.dataSource.getRepository(Tutor).findOneByOrFail({ id: course.tutorId }),
-      this.dataSource.getRepository(Topic).find({ where: { courseId: id }, order: { position: 'ASC' } }),
-      this.courses.enrolled(id),
-    ]);
+    const [tutor, topics, enrolled] = await Promise.all([this.repo.findTutor(course.tutorId), this.repo.topicsOf(id), this.courses.enrolled(id)]);
     return {
-      ...toCourseDetail({ ...course, enrolled }, tutor, topics, this.courses.urls),
+      ...toCourseDetail({ ...course, enrolled }, tutor!, topics, this.courses.urls),
       published: course.published,
       duration: formatCourseDuration(course.durationMinutes),
       organisation: course.organisation,
@@ -116,37 +107,26 @@ export class AdminCoursesService {
   }
 
   private async existingTutor(em: EntityManager, id: number): Promise<Tutor> {
-    const tutor = await em.findOneBy(Tutor, { id });
+    const tutor = await this.repo.findTutor(id, em);
     if (!tutor) throw validationFailed([{ field: 'tutor_id', message: 'tutor_id does not name a tutor' }]);
     return tutor;
   }
 
   private async newTutor(em: EntityManager, dto: NewTutorDto): Promise<Tutor> {
     const organisation = dto.organisation ?? null;
-    const [existing]: Array<{ id: number }> = await em.query(`SELECT id FROM tutors WHERE name = $1 AND coalesce(organisation, '') = $2`, [dto.name, organisation ?? '']);
-    if (existing) {
-      throw validationFailed([{ field: 'tutor', message: `a tutor with this name and organisation exists (id ${existing.id}); pass tutor_id instead` }]);
+    const existing = await this.repo.tutorIdByName(em, dto.name, organisation);
+    if (existing !== null) {
+      throw validationFailed([{ field: 'tutor', message: `a tutor with this name and organisation exists (id ${existing}); pass tutor_id instead` }]);
     }
-    return em.save(em.create(Tutor, { name: dto.name, bio: dto.bio, avatarUrl: dto.avatar_url ?? null, organisation }));
+    return this.repo.insertTutor(em, { name: dto.name, bio: dto.bio, avatarUrl: dto.avatar_url ?? null, organisation });
   }
 
   /** Replaces the course's topics; rows are updated in place by position, so topic ids stay stable where a position remains. */
   private async replaceTopics(em: EntityManager, courseId: number, topics: TopicInputDto[]): Promise<void> {
-    await em.query('DELETE FROM topics WHERE course_id = $1 AND position > $2', [courseId, topics.length]);
-    await em.query(
-      `INSERT INTO topics (course_id, position, title, duration_minutes, has_quiz, is_preview)
-       SELECT $1, t.position, t.title, t.duration_minutes, t.has_quiz, t.is_preview
-         FROM unnest($2::int[], $3::varchar[], $4::int[], $5::bool[], $6::bool[]) AS t(position, title, duration_minutes, has_quiz, is_preview)
-       ON CONFLICT (course_id, position) DO UPDATE
-         SET title = EXCLUDED.title, duration_minutes = EXCLUDED.duration_minutes, has_quiz = EXCLUDED.has_quiz, is_preview = EXCLUDED.is_preview`,
-      [
-        courseId,
-        topics.map((_, i) => i + 1),
-        topics.map((t) => t.title),
-        topics.map((t) => t.duration_minutes),
-        topics.map((t) => t.has_quiz ?? false),
-        topics.map((t) => t.is_preview ?? false),
-      ],
+    await this.repo.trimTopics(em, [courseId], [topics.length]);
+    await this.repo.upsertTopics(
+      em,
+      topics.map((t, i) => ({ courseId, position: i + 1, title: t.title, durationMinutes: t.duration_minutes, hasQuiz: t.has_quiz ?? false, isPreview: t.is_preview ?? false })),
     );
   }
 }

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { DomainError } from '../common/errors';
 import { CatalogueCache } from './catalogue-cache';
 import { avatarSvg, thumbnailSvg } from './course-art';
+import { CoursesRepository } from './courses.repository';
 import { CoursesService } from './courses.service';
 import { previewPage } from './preview-page';
 
@@ -11,7 +10,7 @@ import { previewPage } from './preview-page';
 @Injectable()
 export class CoursePagesService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repo: CoursesRepository,
     private readonly cache: CatalogueCache,
     private readonly courses: CoursesService,
   ) {}
@@ -19,10 +18,7 @@ export class CoursePagesService {
   /** The thumbnail of a published course; null when there is none. */
   thumbnail(id: number): Promise<string | null> {
     return this.cache.getOrLoad(`svg:thumbnail:${id}`, async () => {
-      const [row]: Array<{ title: string; category: string }> = await this.dataSource.query(
-        'SELECT title, category FROM courses WHERE id = $1 AND published',
-        [id],
-      );
+      const row = await this.repo.thumbnailFacts(id);
       return row ? thumbnailSvg(row) : null;
     });
   }
@@ -30,7 +26,7 @@ export class CoursePagesService {
   /** The avatar of a tutor; null when there is none. */
   avatar(id: number): Promise<string | null> {
     return this.cache.getOrLoad(`svg:avatar:${id}`, async () => {
-      const [row]: Array<{ name: string }> = await this.dataSource.query('SELECT name FROM tutors WHERE id = $1', [id]);
+      const row = await this.repo.tutorName(id);
       return row ? avatarSvg(row) : null;
     });
   }

@@ -1,7 +1,7 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import type { Level } from './course-level';
 
-export const LEVELS = ['Beginner', 'Intermediate', 'Advanced', 'All Levels'] as const;
-export type Level = (typeof LEVELS)[number];
+export { LEVELS, type Level } from './course-level';
 
 @Entity('courses')
 export class Course {

@@ -1,4 +1,5 @@
-import { Course, Level } from './course.entity';
+import { Course } from './course.entity';
+import { Level } from './course-level';
 import { CourseDetailDto, CourseListItemDto } from './dto/course.dto';
 import { formatCourseDuration, formatTopicDuration } from './durations';
 import { Topic } from './topic.entity';

@@ -7,6 +7,7 @@ import { CatalogueLoader } from './catalogue/catalogue-loader.service';
 import { Course } from './course.entity';
 import { CoursePagesService } from './course-pages.service';
 import { CoursesController } from './courses.controller';
+import { CoursesRepository } from './courses.repository';
 import { CoursesService } from './courses.service';
 import { PreviewController } from './preview.controller';
 import { StaticImagesController } from './static-images.controller';
@@ -16,7 +17,7 @@ import { Tutor } from './tutor.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([Course, Topic, Tutor])],
   controllers: [CoursesController, AdminCoursesController, StaticImagesController, PreviewController],
-  providers: [CoursesService, CatalogueCache, CatalogueLoader, AdminCoursesService, CoursePagesService],
+  providers: [CoursesService, CoursesRepository, CatalogueCache, CatalogueLoader, AdminCoursesService, CoursePagesService],
   exports: [CoursesService, CatalogueCache, CatalogueLoader],
 })
 export class CoursesModule {}

@@ -1,19 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import { sql, sqlOne } from '../common/database';
+import { EntityManager } from 'typeorm';
+import { Queryable } from '../common/database';
 import { DomainError } from '../common/errors';
 import { offsetOf, pageOf } from '../common/pagination';
 import { SerializedBody } from '../common/serialized-body';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { CatalogueCache } from './catalogue-cache';
-import { Course } from './course.entity';
-import { COURSE_LIST_COLUMNS, CourseListRow, CourseUrls, rowToCourseListItem, toCourseDetail } from './course.mapper';
+import { CourseUrls, rowToCourseListItem, toCourseDetail } from './course.mapper';
+import { CoursesRepository } from './courses.repository';
 import { CourseDetailDto, CourseListDto } from './dto/course.dto';
 import { CourseSort, ListCoursesQuery } from './dto/list-courses.query';
 import { Topic } from './topic.entity';
-import { Tutor } from './tutor.entity';
+
+/** A topic as progress tracking sees it. */
+export type CourseTopic = Pick<Topic, 'id' | 'position' | 'title' | 'hasQuiz'>;
 
 const ORDER: Record<CourseSort, string> = {
   popular: 'c.enrolled DESC, c.id ASC',
@@ -22,7 +23,7 @@ const ORDER: Record<CourseSort, string> = {
   title: 'lower(c.title) ASC, c.id ASC',
 };
 
-/** What another module may learn about a course it is about to use (enrolment, certificates). */
+/** What another module may learn about a course it is about to use (enrolment). */
 export interface CourseFacts {
   id: number;
   title: string;
@@ -35,7 +36,7 @@ export class CoursesService {
   readonly urls: CourseUrls;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repo: CoursesRepository,
     private readonly cache: CatalogueCache,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
@@ -60,14 +61,10 @@ export class CoursesService {
   /** The detail's envelope, serialised once per course and catalogue version, with its ETag. */
   detail(id: number): Promise<SerializedBody<CourseDetailDto>> {
     return this.cache.getOrLoad(`detail:${id}`, async () => {
-      const course = await this.dataSource.getRepository(Course).findOne({ where: { id, published: true } });
+      const course = await this.repo.findCourse(id, true);
       if (!course) throw new DomainError('course_not_found');
-      const [tutor, topics, enrolled] = await Promise.all([
-        this.dataSource.getRepository(Tutor).findOneByOrFail({ id: course.tutorId }),
-        this.dataSource.getRepository(Topic).find({ where: { courseId: id }, order: { position: 'ASC' } }),
-        this.enrolled(id),
-      ]);
-      return new SerializedBody(toCourseDetail({ ...course, enrolled }, tutor, topics, this.urls));
+      const [tutor, topics, enrolled] = await Promise.all([this.repo.findTutor(course.tutorId), this.repo.topicsOf(id), this.enrolled(id)]);
+      return new SerializedBody(toCourseDetail({ ...course, enrolled }, tutor!, topics, this.urls));
     });
   }
 
@@ -76,61 +73,38 @@ export class CoursesService {
    * shards that enrolments add to at COMMIT (migration EnrollmentCountShards). Every response showing `enrolled`
    * reads this, never the column alone.
    */
-  async enrolled(courseId: number): Promise<number> {
-    const [row]: Array<{ enrolled: number | null }> = await this.dataSource.query('SELECT course_enrolled($1) AS enrolled', [courseId]);
-    return row?.enrolled ?? 0;
+  enrolled(courseId: number): Promise<number> {
+    return this.repo.enrolled(courseId);
   }
 
   /** Folds the counter shards into `courses.enrolled` (one statement); returns how many courses changed. */
-  async foldEnrollmentCounts(): Promise<number> {
-    const [row]: Array<{ folded: number }> = await this.dataSource.query('SELECT fold_enrollment_counts() AS folded');
-    return row.folded;
+  foldEnrollmentCounts(): Promise<number> {
+    return this.repo.foldEnrollmentCounts();
   }
 
   /** Facts of a published course, e.g. its cost before enrolling. */
-  async facts(em: EntityManager, courseId: number): Promise<CourseFacts | null> {
-    const rows: Array<{ id: number; title: string; credit_cost: number; total_topics: number }> = await em.query(
-      `SELECT c.id, c.title, c.credit_cost, (SELECT count(*)::int FROM topics t WHERE t.course_id = c.id) AS total_topics
-         FROM courses c WHERE c.id = $1 AND c.published`,
-      [courseId],
-    );
-    const row = rows[0];
+  async facts(db: Queryable, courseId: number): Promise<CourseFacts | null> {
+    const row = await this.repo.facts(db, courseId);
     return row ? { id: row.id, title: row.title, creditCost: row.credit_cost, totalTopics: row.total_topics } : null;
   }
 
+  /**
+   * Titles of courses by id, published or not (a course unpublished after enrolment still certifies); read in
+   * the caller's transaction when given one.
+   */
+  titles(ids: number[], db?: Queryable): Promise<Map<number, string>> {
+    return this.repo.titles(ids, db);
+  }
+
   /** Topics of a course in order, for progress tracking. */
-  topics(em: EntityManager, courseId: number): Promise<Topic[]> {
-    return em.getRepository(Topic).find({ where: { courseId }, order: { position: 'ASC' } });
+  topics(em: EntityManager, courseId: number): Promise<CourseTopic[]> {
+    return this.repo.topicsOf(courseId, em);
   }
 
   private async loadList(query: ListCoursesQuery): Promise<CourseListDto> {
-    const params: unknown[] = [];
-    const where = ['c.published'];
-    if (query.category) {
-      params.push(query.category.toLowerCase());
-      where.push(`lower(c.category) = $${params.length}`);
-    }
-    if (query.level) {
-      params.push(query.level);
-      where.push(`c.level = $${params.length}`);
-    }
-    const whereSql = where.join(' AND ');
-    params.push(query.limit, offsetOf(query));
-    // total: count(*) OVER () is a bigint, which the driver answers as a string.
-    const rows = await sql<CourseListRow & { total: string }>(
-      this.dataSource,
-      `SELECT ${COURSE_LIST_COLUMNS}, count(*) OVER () AS total
-         FROM courses c JOIN tutors t ON t.id = c.tutor_id
-        WHERE ${whereSql}
-        ORDER BY ${ORDER[query.sort]}
-        LIMIT $${params.length - 1} OFFSET $${params.length}`,
-      params,
-    );
-    let total = rows.length ? Number(rows[0].total) : 0;
-    if (!rows.length && query.page > 1) {
-      const counted = await sqlOne<{ count: number }>(this.dataSource, `SELECT count(*)::int AS count FROM courses c WHERE ${whereSql}`, params.slice(0, -2));
-      total = counted?.count ?? 0; // an aggregate without GROUP BY always answers one row
-    }
+    const filter = { category: query.category, level: query.level };
+    const rows = await this.repo.listPage(filter, ORDER[query.sort], query.limit, offsetOf(query));
+    const total = rows.length ? Number(rows[0].total) : query.page > 1 ? await this.repo.listCount(filter) : 0;
     const courses = rows.map((r) => rowToCourseListItem(r, this.urls));
     return pageOf('courses', courses, total, query);
   }

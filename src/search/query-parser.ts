@@ -1,4 +1,4 @@
-import { Level } from '../courses/course.entity';
+import type { Level } from '../courses/course-level';
 import { SearchLexicon, words } from './search-lexicon';
 
 export interface SearchFilters {

@@ -1,46 +1,51 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { isUniqueViolation } from '../common/database';
 import { DomainError } from '../common/errors';
-import { offsetOf, pageOf } from '../common/pagination';
-import { Scope, scoped } from '../common/scope';
+import { pageOf, offsetOf } from '../common/pagination';
+import { Scope } from '../common/scope';
 import { TransactionRunner, Tx } from '../events/transaction-runner';
 import { CreateUserDto, ListUsersQuery, UpsertUserDto, UserDto } from './dto/user.dto';
 import { User } from './user.entity';
-import { isUniqueViolation, sql } from '../common/database';
+import { UsersRepository } from './users.repository';
 
 export function toUserView(u: User): UserDto {
   return { id: u.id, external_user_id: u.externalUserId, name: u.name, email: u.email, created_at: u.createdAt.toISOString() };
 }
 
-/** id: serial; external_user_id, name, email: varchar; created_at: timestamptz; inserted: bool (xmax = 0). */
-interface UserRow {
+/** What other features may know of a learner (certificates, webinars, enrolment, credits): never the entity itself. */
+export interface UserSnapshot {
   id: number;
-  external_user_id: string;
+  partnerId: number;
+  mode: Scope['mode'];
+  externalUserId: string;
   name: string;
   email: string;
-  created_at: Date;
-  inserted: boolean;
 }
+
+function snapshotOf(u: User): UserSnapshot {
+  return { id: u.id, partnerId: u.partnerId, mode: u.mode, externalUserId: u.externalUserId, name: u.name, email: u.email };
+}
+
+const MAX_ID = 2_147_483_647;
 
 @Injectable()
 export class UsersService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repo: UsersRepository,
     private readonly tx: TransactionRunner,
   ) {}
 
   async create(scope: Scope, dto: CreateUserDto): Promise<UserDto> {
     try {
       return await this.tx.run(async (tx) => {
-        const user = await tx.em.save(tx.scoped(scope).create(User, { externalUserId: dto.external_user_id, name: dto.name, email: dto.email }));
+        const user = await this.repo.insert(tx.em, scope, dto.external_user_id, dto.name, dto.email);
         await recordRegistered(tx, scope, toUserView(user));
         return toUserView(user);
       });
     } catch (e) {
       if (isUniqueViolation(e)) {
-        const existing = await scoped(this.dataSource.manager, scope).findOne(User, { externalUserId: dto.external_user_id });
+        const existing = await this.repo.findByExternalId(scope, dto.external_user_id);
         throw new DomainError('external_user_id_taken', { user_id: existing?.id });
       }
       throw e;
@@ -54,57 +59,61 @@ export class UsersService {
    */
   async upsertByExternalId(scope: Scope, externalUserId: string, dto: UpsertUserDto): Promise<{ created: boolean; user: UserDto }> {
     return this.tx.run(async (tx) => {
-      const rows = await sql<UserRow>(
-        tx.em,
-        `INSERT INTO users (partner_id, mode, external_user_id, name, email) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (partner_id, mode, external_user_id)
-           DO UPDATE SET name = EXCLUDED.name, email = EXCLUDED.email
-           WHERE (users.name, users.email) IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.email)
-         RETURNING id, external_user_id, name, email, created_at, (xmax = 0) AS inserted`,
-        [scope.partnerId, scope.mode, externalUserId, dto.name, dto.email],
-      );
-      if (!rows.length) return { created: false, user: toUserView(await this.getByExternalId(scope, externalUserId, tx.em)) };
-      const row = rows[0];
-      const user: UserDto = { id: row.id, external_user_id: row.external_user_id, name: row.name, email: row.email, created_at: row.created_at.toISOString() };
-      if (row.inserted) await recordRegistered(tx, scope, user);
-      return { created: row.inserted, user };
+      const written = await this.repo.upsert(tx.em, scope, externalUserId, dto.name, dto.email);
+      if (!written) return { created: false, user: toUserView(await this.getByExternalId(scope, externalUserId, tx.em)) };
+      const user = toUserView(written.user);
+      if (written.inserted) await recordRegistered(tx, scope, user);
+      return { created: written.inserted, user };
     });
   }
 
-  async getByExternalId(scope: Scope, externalUserId: string, em: EntityManager = this.dataSource.manager): Promise<User> {
-    const user = await scoped(em, scope).findOne(User, { externalUserId });
+  async getByExternalId(scope: Scope, externalUserId: string, em?: EntityManager): Promise<User> {
+    const user = await this.repo.findByExternalId(scope, externalUserId, em);
     if (!user) throw new DomainError('user_not_found');
     return user;
   }
 
   /** Platform ids of the caller's learners with these external ids (those that exist), for callers that batch. */
-  async idsByExternalId(scope: Scope, externalUserIds: string[]): Promise<Map<string, number>> {
-    if (!externalUserIds.length) return new Map();
-    const users = await scoped(this.dataSource.manager, scope)
-      .query(User, 'u')
-      .select(['u.id', 'u.externalUserId'])
-      .andWhere('u.external_user_id IN (:...ext)', { ext: [...new Set(externalUserIds)] })
-      .getMany();
-    return new Map(users.map((u) => [u.externalUserId, u.id]));
+  idsByExternalId(scope: Scope, externalUserIds: string[]): Promise<Map<string, number>> {
+    return this.repo.idsByExternalId(scope, externalUserIds);
   }
 
-  async get(scope: Scope, id: number, em: EntityManager = this.dataSource.manager): Promise<User> {
-    const user = id >= 1 && id <= 2_147_483_647 ? await scoped(em, scope).findOne(User, { id }) : null;
+  async get(scope: Scope, id: number, em?: EntityManager): Promise<User> {
+    const user = id >= 1 && id <= MAX_ID ? await this.repo.findById(scope, id, em) : null;
     if (!user) throw new DomainError('user_not_found');
     return user;
+  }
+
+  /** The caller's learner as other features see it; user_not_found for anyone else's. */
+  async snapshot(scope: Scope, id: number, em?: EntityManager): Promise<UserSnapshot> {
+    return snapshotOf(await this.get(scope, id, em));
+  }
+
+  /** The caller's learners with these ids (those that exist), by id: one query for a page of attendees. */
+  async snapshots(scope: Scope, ids: number[]): Promise<Map<number, UserSnapshot>> {
+    const users = await this.repo.findManyById(scope, ids);
+    return new Map(users.map((u) => [u.id, snapshotOf(u)]));
+  }
+
+  /**
+   * A learner by the global id whatever partner and mode own it (the snapshot says which), or null: for an admin
+   * call without X-Partner-Id and for hooks, which carry no scope.
+   */
+  async snapshotAnyScope(id: number, em?: EntityManager): Promise<UserSnapshot | null> {
+    const user = id >= 1 && id <= MAX_ID ? await this.repo.findAnyById(id, em) : null;
+    return user && snapshotOf(user);
   }
 
   /**
    * Finds the caller's user by user_id and/or external_user_id (both must name the same user).
    * Never creates one: an unknown user is 404.
    */
-  async resolve(scope: Scope, ref: { user_id?: number; external_user_id?: string }, em: EntityManager = this.dataSource.manager): Promise<User> {
-    // @IsOptional() lets null through: null means absent here (TypeORM refuses a null in a where).
+  async resolve(scope: Scope, ref: { user_id?: number; external_user_id?: string }, em?: EntityManager): Promise<User> {
+    // @IsOptional() lets null through: null means absent here.
     if (ref.user_id == null && ref.external_user_id == null) {
       throw new DomainError('validation_failed', [{ field: 'user_id', message: 'user_id or external_user_id is required' }]);
     }
-    const where = ref.user_id != null ? { id: ref.user_id } : { externalUserId: ref.external_user_id! };
-    const user = await scoped(em, scope).findOne(User, where);
+    const user = ref.user_id != null ? await this.repo.findById(scope, ref.user_id, em) : await this.repo.findByExternalId(scope, ref.external_user_id!, em);
     if (!user) throw new DomainError('user_not_found');
     if (ref.user_id != null && ref.external_user_id != null && user.externalUserId !== ref.external_user_id) {
       throw new DomainError('validation_failed', [{ field: 'external_user_id', message: 'user_id and external_user_id name different users' }]);
@@ -113,9 +122,7 @@ export class UsersService {
   }
 
   async list(scope: Scope, query: ListUsersQuery) {
-    const qb = scoped(this.dataSource.manager, scope).query(User, 'u').orderBy('u.id', 'ASC').offset(offsetOf(query)).limit(query.limit);
-    if (query.external_user_id !== undefined) qb.andWhere('u.external_user_id = :ext', { ext: query.external_user_id });
-    const [users, total] = await qb.getManyAndCount();
+    const [users, total] = await this.repo.page(scope, offsetOf(query), query.limit, query.external_user_id);
     return pageOf('users', users.map(toUserView), total, query);
   }
 }

@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Level } from '../course.entity';
+import { Level } from '../course-level';
 import { categoryFromSkills } from './catalogue-categories';
 import { cleanCourseraInstructor, cleanDescription, collapse, firstEdxInstructor, isBlank, parseCount, parsePythonList, stableHash, truncate } from './catalogue-text';
 import { CatalogueTopic, buildTopics, genericTitles, skillTitles, syllabusTitles } from './catalogue-topics';

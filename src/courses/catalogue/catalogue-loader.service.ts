@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { join } from 'node:path';
 import { DataSource, EntityManager } from 'typeorm';
-import { sqlOne } from '../../common/database';
 import { projectRoot } from '../../common/project-root';
 import { CatalogueCache } from '../catalogue-cache';
+import { CoursesRepository } from '../courses.repository';
 import { CatalogueCourse, buildCatalogue, readCatalogueFiles } from './build-catalogue';
 
 export interface CatalogueLoadResult {
@@ -41,7 +41,13 @@ export class CatalogueLoader {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly cache: CatalogueCache,
+    private readonly repo: CoursesRepository,
   ) {}
+
+  /** A loader outside the Nest application (search eval and benchmark scratch databases). */
+  static forDataSource(dataSource: DataSource, cache: CatalogueCache): CatalogueLoader {
+    return new CatalogueLoader(dataSource, cache, new CoursesRepository(dataSource));
+  }
 
   load(dir?: string): Promise<CatalogueLoadResult> {
     return this.run(false, dir) as Promise<CatalogueLoadResult>;
@@ -54,15 +60,15 @@ export class CatalogueLoader {
 
   private async run(onlyIfEmpty: boolean, dir = join(projectRoot(), 'data')): Promise<CatalogueLoadResult | null> {
     // The cheap check first, so a normal start does not parse the files at all.
-    if (onlyIfEmpty && (await this.hasCourses(this.dataSource.manager))) return null;
+    if (onlyIfEmpty && (await this.repo.hasCourses(this.dataSource.manager))) return null;
     const catalogue = buildCatalogue(readCatalogueFiles(dir));
     const result = await this.dataSource.transaction(async (em) => {
       // A bulk load is not a request: no statement time limit for it (each statement stays under the client's
       // read timeout by working in batches), and the lock is polled rather than waited on in one statement.
       await em.query(`SET LOCAL statement_timeout = 0`);
-      await this.lock(em);
+      await this.repo.lockCatalogueLoad(em, LOAD_LOCK);
       // Checked again under the lock: another instance may have loaded meanwhile.
-      if (onlyIfEmpty && (await this.hasCourses(em))) return null;
+      if (onlyIfEmpty && (await this.repo.hasCourses(em))) return null;
       // Search documents are built once, at the end of upsert, not again by every batch that touches a course.
       await em.query(`SET LOCAL search.defer_refresh = 'on'`);
       return this.upsert(em, catalogue);
@@ -71,47 +77,14 @@ export class CatalogueLoader {
     return result;
   }
 
-  /** Takes the load lock of this transaction, waiting for another instance's load to finish first. */
-  private async lock(em: EntityManager): Promise<void> {
-    // A SELECT without FROM: always one row, locked boolean.
-    while (!(await sqlOne<{ locked: boolean }>(em, 'SELECT pg_try_advisory_xact_lock($1) AS locked', [LOAD_LOCK]))!.locked) {
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-
-  private async hasCourses(em: EntityManager): Promise<boolean> {
-    // A SELECT without FROM: always one row, present boolean.
-    const { present } = (await sqlOne<{ present: boolean }>(em, 'SELECT EXISTS (SELECT 1 FROM courses) AS present'))!;
-    return present;
-  }
-
   private async upsert(em: EntityManager, catalogue: CatalogueCourse[]): Promise<CatalogueLoadResult> {
     const tutorIds = await this.upsertTutors(em, catalogue);
     let created = 0;
     const courseIds = new Map<string, number>();
     for (const batch of chunks(catalogue)) {
-      // `enrolled` seeds a new course only: afterwards it is the count enrolments keep (folded from their shards).
-      const rows: Array<{ id: number; source_key: string; created: boolean }> = await em.query(
-        `INSERT INTO courses (source_key, title, description, category, level, duration_minutes, rating, enrolled, credit_cost, organisation, tutor_id, published)
-         SELECT *, true FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::numeric[], $8::int[], $9::int[], $10::text[], $11::int[])
-         ON CONFLICT (source_key) DO UPDATE SET
-           title = EXCLUDED.title, description = EXCLUDED.description, category = EXCLUDED.category, level = EXCLUDED.level,
-           duration_minutes = EXCLUDED.duration_minutes, rating = EXCLUDED.rating,
-           credit_cost = EXCLUDED.credit_cost, organisation = EXCLUDED.organisation, tutor_id = EXCLUDED.tutor_id, updated_at = now()
-         RETURNING id, source_key, (xmax = 0) AS created`,
-        [
-          batch.map((c) => c.sourceKey),
-          batch.map((c) => c.title),
-          batch.map((c) => c.description),
-          batch.map((c) => c.category),
-          batch.map((c) => c.level),
-          batch.map((c) => c.durationMinutes),
-          batch.map((c) => c.rating),
-          batch.map((c) => c.enrolled),
-          batch.map((c) => c.creditCost),
-          batch.map((c) => c.organisation),
-          batch.map((c) => tutorIds.get(tutorKey(c.tutor.name, c.tutor.organisation))),
-        ],
+      const rows = await this.repo.upsertLoadedCourses(
+        em,
+        batch.map((c) => ({ ...c, tutorId: tutorIds.get(tutorKey(c.tutor.name, c.tutor.organisation))! })),
       );
       for (const row of rows) {
         courseIds.set(row.source_key, row.id);
@@ -129,19 +102,7 @@ export class CatalogueLoader {
     const unique = new Map(catalogue.map((c) => [tutorKey(c.tutor.name, c.tutor.organisation), c.tutor]));
     const ids = new Map<string, number>();
     for (const batch of chunks([...unique.values()])) {
-      const names = batch.map((t) => t.name);
-      const organisations = batch.map((t) => t.organisation);
-      await em.query(
-        `INSERT INTO tutors (name, bio, organisation) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
-         ON CONFLICT (name, (coalesce(organisation, ''))) DO NOTHING`,
-        [names, batch.map((t) => t.bio), organisations],
-      );
-      const rows: Array<{ id: number; name: string; organisation: string | null }> = await em.query(
-        `SELECT t.id, t.name, t.organisation FROM tutors t
-         JOIN unnest($1::text[], $2::text[]) AS k(name, organisation)
-           ON t.name = k.name AND coalesce(t.organisation, '') = coalesce(k.organisation, '')`,
-        [names, organisations],
-      );
+      const rows = await this.repo.upsertTutors(em, batch);
       for (const row of rows) ids.set(tutorKey(row.name, row.organisation), row.id);
     }
     return ids;
@@ -150,26 +111,11 @@ export class CatalogueLoader {
   /** Upserts topics by (course, position) so their ids survive a reload, then drops positions the course no longer has. */
   private async upsertTopics(em: EntityManager, catalogue: CatalogueCourse[], courseIds: Map<string, number>): Promise<number> {
     const rows = catalogue.flatMap((c) => c.topics.map((t, i) => ({ ...t, courseId: courseIds.get(c.sourceKey)!, position: i + 1 })));
-    for (const batch of chunks(rows)) {
-      await em.query(
-        `INSERT INTO topics (course_id, position, title, duration_minutes, has_quiz, is_preview)
-         SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::int[], $5::bool[], $6::bool[])
-         ON CONFLICT (course_id, position) DO UPDATE SET
-           title = EXCLUDED.title, duration_minutes = EXCLUDED.duration_minutes, has_quiz = EXCLUDED.has_quiz, is_preview = EXCLUDED.is_preview`,
-        [
-          batch.map((t) => t.courseId),
-          batch.map((t) => t.position),
-          batch.map((t) => t.title),
-          batch.map((t) => t.durationMinutes),
-          batch.map((t) => t.hasQuiz),
-          batch.map((t) => t.isPreview),
-        ],
-      );
-    }
-    await em.query(
-      `DELETE FROM topics t USING unnest($1::int[], $2::int[]) AS k(course_id, topic_count)
-       WHERE t.course_id = k.course_id AND t.position > k.topic_count`,
-      [catalogue.map((c) => courseIds.get(c.sourceKey)!), catalogue.map((c) => c.topics.length)],
+    for (const batch of chunks(rows)) await this.repo.upsertTopics(em, batch);
+    await this.repo.trimTopics(
+      em,
+      catalogue.map((c) => courseIds.get(c.sourceKey)!),
+      catalogue.map((c) => c.topics.length),
     );
     return rows.length;
   }

@@ -17,7 +17,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { trimString } from '../../common/text';
-import { Level, LEVELS } from '../course.entity';
+import { Level, LEVELS } from '../course-level';
 import { CourseDetailDto } from './course.dto';
 
 const URL_RULE = { protocols: ['http', 'https'], require_protocol: true };

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { LEVELS } from '../course.entity';
+import { LEVELS } from '../course-level';
 import { PageMetaDto } from '../../common/pagination';
 
 export class TutorSummaryDto {

@@ -3,7 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
 import { PageQuery } from '../../common/pagination';
 import { trimString } from '../../common/text';
-import { Level, LEVELS } from '../course.entity';
+import { Level, LEVELS } from '../course-level';
 
 export const COURSE_SORTS = ['popular', 'rating', 'newest', 'title'] as const;
 export type CourseSort = (typeof COURSE_SORTS)[number];

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { CourseListItemDto } from '../../courses/dto/course.dto';
-import { LEVELS } from '../../courses/course.entity';
+import { LEVELS } from '../../courses/course-level';
 
 export class SearchRequestDto {
   @ApiProperty({

@@ -28,7 +28,7 @@ export async function createScratchCatalogue(label: string): Promise<ScratchCata
   await runMigrations(url);
   const db = new DataSource({ ...dataSourceOptions(url), extra: { max: 4 } });
   await db.initialize();
-  await new CatalogueLoader(db, noCache).load();
+  await CatalogueLoader.forDataSource(db, noCache).load();
   await ensureWordVectors(preparingSql(db));
   return {
     url,
