@@ -1,20 +1,19 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
-import { sql } from '../common/database';
 import type { Scope } from '../common/scope';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
-import { Course } from '../courses/course.entity';
+import { CoursesService } from '../courses/courses.service';
 import { InTransactionHookMap, InTransactionHooks } from '../events/hooks';
 import type { Tx } from '../events/transaction-runner';
-import { User } from '../users/user.entity';
+import { UsersService, UserSnapshot } from '../users/users.service';
 import { Certificate } from './certificate.entity';
 import { newCertificateId } from './certificate-id';
 import { CertificateUrls } from './certificate.mapper';
+import { CertificatesRepository } from './certificates.repository';
 
 export interface IssueRequest {
   scope: Scope;
-  user: User;
+  user: UserSnapshot;
   courseId: number;
   enrollmentId: number;
   issuedOn: Date;
@@ -33,6 +32,9 @@ export class CertificateIssuer implements OnModuleInit {
 
   constructor(
     private readonly hooks: InTransactionHooks,
+    private readonly repo: CertificatesRepository,
+    private readonly users: UsersService,
+    private readonly courses: CoursesService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.urls = new CertificateUrls(config.publicBaseUrl);
@@ -51,22 +53,11 @@ export class CertificateIssuer implements OnModuleInit {
 
   /** The unique enrollment_id makes concurrent attempts wait for the winner and then insert nothing. */
   private async insert(tx: Tx, req: IssueRequest): Promise<Certificate | null> {
-    const courseTitle = await this.courseTitle(tx.em, req.courseId);
-    const id = newCertificateId(req.scope.mode, req.issuedOn);
-    // created_at: timestamptz
-    const rows = await sql<{ created_at: Date }>(
-      tx.em,
-      `INSERT INTO certificates (id, partner_id, mode, user_id, course_id, enrollment_id, holder_name, course_title, issued_at, override_quiz)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-       ON CONFLICT (enrollment_id) DO NOTHING
-       RETURNING created_at`,
-      [id, req.scope.partnerId, req.scope.mode, req.user.id, req.courseId, req.enrollmentId, req.user.name, courseTitle, isoDate(req.issuedOn), req.overrideQuiz],
-    );
-    if (!rows.length) return null;
-    return tx.em.create(Certificate, {
-      id,
-      partnerId: req.scope.partnerId,
-      mode: req.scope.mode,
+    // Any course, published or not: a course unpublished after enrolment still certifies.
+    const courseTitle = (await this.courses.titles([req.courseId], tx.em)).get(req.courseId);
+    if (courseTitle === undefined) throw new Error(`course ${req.courseId} of enrolment ${req.enrollmentId} does not exist`);
+    return this.repo.insertOnce(tx.em, req.scope, {
+      id: newCertificateId(req.scope.mode, req.issuedOn),
       userId: req.user.id,
       courseId: req.courseId,
       enrollmentId: req.enrollmentId,
@@ -74,12 +65,10 @@ export class CertificateIssuer implements OnModuleInit {
       courseTitle,
       issuedAt: isoDate(req.issuedOn),
       overrideQuiz: req.overrideQuiz,
-      revokedAt: null,
-      createdAt: rows[0].created_at,
     });
   }
 
-  private async recordIssued(tx: Tx, cert: Certificate, user: User): Promise<void> {
+  private async recordIssued(tx: Tx, cert: Certificate, user: UserSnapshot): Promise<void> {
     await tx.record(
       { partnerId: cert.partnerId, mode: cert.mode },
       'certificate.issued',
@@ -101,7 +90,8 @@ export class CertificateIssuer implements OnModuleInit {
   /** Completion issues the certificate (or reuses the one issued manually before) and records course.completed. */
   private async onEnrollmentCompleted(tx: Tx, input: CompletedInput): Promise<{ certificateId: string }> {
     // The hook carries no scope: the learner's own record says which partner and mode it belongs to.
-    const user = await tx.em.findOneOrFail(User, { where: { id: input.userId } });
+    const user = await this.users.snapshotAnyScope(input.userId, tx.em);
+    if (!user) throw new Error(`learner ${input.userId} of enrolment ${input.enrollmentId} does not exist`);
     const scope: Scope = { partnerId: user.partnerId, mode: user.mode };
     const issued = await this.insert(tx, {
       scope,
@@ -111,7 +101,7 @@ export class CertificateIssuer implements OnModuleInit {
       issuedOn: input.completedAt,
       overrideQuiz: input.overrideQuiz,
     });
-    const cert = issued ?? (await tx.scoped(scope).findOne(Certificate, { enrollmentId: input.enrollmentId }))!;
+    const cert = issued ?? (await this.repo.findByEnrollment(tx.em, scope, input.enrollmentId))!;
     await tx.record(
       scope,
       'course.completed',
@@ -129,12 +119,6 @@ export class CertificateIssuer implements OnModuleInit {
     );
     if (issued) await this.recordIssued(tx, issued, user);
     return { certificateId: cert.id };
-  }
-
-  // Read directly rather than through CoursesService.facts: a course unpublished after enrolment still certifies.
-  private async courseTitle(em: EntityManager, courseId: number): Promise<string> {
-    const course = await em.findOneOrFail(Course, { where: { id: courseId }, select: { id: true, title: true } });
-    return course.title;
   }
 }
 

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { Queryable, returning, sqlOne } from '../common/database';
 import { Mode, Scope } from '../common/scope';
 import { Certificate } from './certificate.entity';
+import type { Ed25519PrivateJwk } from '../config/config';
 
 /** id: varchar; partner_id, user_id, course_id, enrollment_id: int; issued_at: date as text; revoked_at, created_at: timestamptz. */
 interface CertificateRow {
@@ -80,6 +81,19 @@ export class CertificatesRepository {
   async revoke(id: string): Promise<Certificate | null> {
     const [row] = await returning<CertificateRow>(this.dataSource, `UPDATE certificates SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING ${COLUMNS}`, [id]);
     return row ? toCertificate(row) : null;
+  }
+
+  // ---- the development signing key (credentials/signing-key.store.ts) ----
+
+  async keptSigningKey(): Promise<Ed25519PrivateJwk | null> {
+    // private_jwk: jsonb
+    const row = await sqlOne<{ private_jwk: Ed25519PrivateJwk }>(this.dataSource, `SELECT private_jwk FROM credential_signing_key WHERE singleton`);
+    return row?.private_jwk ?? null;
+  }
+
+  /** The singleton row admits one key: an offer made while another instance's is kept does nothing. */
+  async offerSigningKey(jwk: Ed25519PrivateJwk): Promise<void> {
+    await this.dataSource.query(`INSERT INTO credential_signing_key (private_jwk) VALUES ($1) ON CONFLICT (singleton) DO NOTHING`, [JSON.stringify(jwk)]);
   }
 
 }

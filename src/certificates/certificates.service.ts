@@ -1,24 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import type { AuthContext } from '../auth/auth-context';
-import { returning } from '../common/database';
 import { DomainError } from '../common/errors';
 import { Scope } from '../common/scope';
 import { EnrollmentsService } from '../enrollment/enrollments.service';
 import { TransactionRunner } from '../events/transaction-runner';
-import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { Certificate } from './certificate.entity';
 import { normalizeCertificateId } from './certificate-id';
 import { CertificateIssuer } from './certificate-issuer';
+import { CertificatesRepository } from './certificates.repository';
 import { toCertificateView } from './certificate.mapper';
 import { CertificateDto, IssueCertificateDto, RevokedCertificateDto } from './dto/certificate.dto';
 
 @Injectable()
 export class CertificatesService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repo: CertificatesRepository,
     private readonly tx: TransactionRunner,
     private readonly issuer: CertificateIssuer,
     private readonly users: UsersService,
@@ -34,10 +31,10 @@ export class CertificatesService {
     if (override && auth.role !== 'admin') throw new DomainError('admin_only', { field: 'override_quiz' }, 'override_quiz needs an admin key.');
     const scope = auth.role === 'admin' && !actsForPartner ? await this.ownerScopeOf(dto.user_id) : auth.scope;
     const cert = await this.tx.run(async (tx) => {
-      const user = await this.users.get(scope, dto.user_id, tx.em);
+      const user = await this.users.snapshot(scope, dto.user_id, tx.em);
       const progress = await this.enrollments.progressFor(tx.em, scope, user.id, dto.course_id);
       if (!progress) throw new DomainError('enrollment_not_found');
-      const existing = await tx.scoped(scope).findOne(Certificate, { enrollmentId: progress.enrollmentId });
+      const existing = await this.repo.findByEnrollment(tx.em, scope, progress.enrollmentId);
       if (existing) throw new DomainError('certificate_already_issued', { certificate_id: existing.id });
       const topicsDone = progress.completedTopics >= progress.totalTopics;
       if (!topicsDone || (progress.quizzesPending > 0 && !override)) {
@@ -58,7 +55,7 @@ export class CertificatesService {
       });
       if (issued) return issued;
       // Lost the race to a parallel attempt, which has committed by now.
-      const winner = await tx.scoped(scope).findOne(Certificate, { enrollmentId: progress.enrollmentId });
+      const winner = await this.repo.findByEnrollment(tx.em, scope, progress.enrollmentId);
       throw new DomainError('certificate_already_issued', { certificate_id: winner?.id });
     });
     return toCertificateView(cert, this.issuer.urls);
@@ -67,16 +64,14 @@ export class CertificatesService {
   /** Any certificate by its public id (verification, download); null when unknown or malformed. */
   async findPublic(rawId: string): Promise<Certificate | null> {
     const id = normalizeCertificateId(rawId);
-    return id ? this.dataSource.getRepository(Certificate).findOne({ where: { id } }) : null;
+    return id ? this.repo.findById(id) : null;
   }
 
   /** Admin revoke: idempotent, the first revocation time is kept. */
   async revoke(rawId: string): Promise<RevokedCertificateDto> {
     const id = normalizeCertificateId(rawId);
-    // id: varchar
-    const rows = id ? await returning<{ id: string }>(this.dataSource, `UPDATE certificates SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id`, [id]) : [];
-    if (!rows.length) throw new DomainError('certificate_not_found');
-    const cert = await this.dataSource.getRepository(Certificate).findOneOrFail({ where: { id: rows[0].id } });
+    const cert = id ? await this.repo.revoke(id) : null;
+    if (!cert) throw new DomainError('certificate_not_found');
     return { ...toCertificateView(cert, this.issuer.urls), revoked_at: cert.revokedAt!.toISOString() };
   }
 
@@ -85,7 +80,7 @@ export class CertificatesService {
   }
 
   private async ownerScopeOf(userId: number): Promise<Scope> {
-    const user = await this.dataSource.getRepository(User).findOne({ where: { id: userId }, select: { id: true, partnerId: true, mode: true } });
+    const user = await this.users.snapshotAnyScope(userId);
     if (!user) throw new DomainError('user_not_found');
     return { partnerId: user.partnerId, mode: user.mode };
   }

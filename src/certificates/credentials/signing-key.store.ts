@@ -3,9 +3,9 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/comm
 import { InjectDataSource } from '@nestjs/typeorm';
 import { calculateJwkThumbprint, importJWK, type CryptoKey, type JWK } from 'jose';
 import { DataSource } from 'typeorm';
-import { sqlOne } from '../../common/database';
 import { AppConfig, Ed25519PrivateJwk } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
+import { CertificatesRepository } from '../certificates.repository';
 
 export interface SigningKey {
   /** RFC 7638 thumbprint of the public key: the JWS header's `kid` and the key's id in the JWKS. */
@@ -63,19 +63,12 @@ export class SigningKeyStore implements OnApplicationBootstrap {
  * instance then reads the winner.
  */
 export async function keptInDatabase(dataSource: DataSource): Promise<Ed25519PrivateJwk> {
-  const kept = await readKept(dataSource);
+  const repo = new CertificatesRepository(dataSource);
+  const kept = await repo.keptSigningKey();
   if (kept) return kept;
   const { x, d } = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
-  await dataSource.query(`INSERT INTO credential_signing_key (private_jwk) VALUES ($1) ON CONFLICT (singleton) DO NOTHING`, [
-    JSON.stringify({ kty: 'OKP', crv: 'Ed25519', x, d }),
-  ]);
-  const winner = await readKept(dataSource);
+  await repo.offerSigningKey({ kty: 'OKP', crv: 'Ed25519', x: x!, d: d! });
+  const winner = await repo.keptSigningKey();
   if (!winner) throw new Error('credential_signing_key is empty right after an insert');
   return winner;
-}
-
-async function readKept(dataSource: DataSource): Promise<Ed25519PrivateJwk | null> {
-  // private_jwk: jsonb
-  const row = await sqlOne<{ private_jwk: Ed25519PrivateJwk }>(dataSource, `SELECT private_jwk FROM credential_signing_key WHERE singleton`);
-  return row?.private_jwk ?? null;
 }
