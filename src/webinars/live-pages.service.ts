@@ -1,14 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { sql } from '../common/database';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { DomainError } from '../common/errors';
 import { ORIGIN_PATTERN } from '../common/text';
 import { PartnersService } from '../partners/partners.service';
+import { UsersService } from '../users/users.service';
 import { AttendanceService } from './attendance.service';
-import { WEBINAR_ID_SHAPE } from './webinar-sql';
+import { WEBINAR_ID_SHAPE } from './webinar-state';
 import { isTokenShaped, sha256Hex, tokenMatches } from './webinar-tokens';
 import { Webinar } from './webinar.entity';
+import { WebinarsRepository } from './webinars.repository';
 import { WebinarsService } from './webinars.service';
 
 export interface PageState {
@@ -34,7 +33,8 @@ const HOST_LIST_LIMIT = 200;
 @Injectable()
 export class LivePagesService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repo: WebinarsRepository,
+    private readonly users: UsersService,
     private readonly webinars: WebinarsService,
     private readonly attendance: AttendanceService,
     private readonly partners: PartnersService,
@@ -42,25 +42,22 @@ export class LivePagesService {
 
   async load(id: unknown): Promise<Webinar | null> {
     if (typeof id !== 'string' || !WEBINAR_ID_SHAPE.test(id)) return null;
-    return this.dataSource.getRepository(Webinar).findOneBy({ id });
+    return this.repo.findAny(id);
   }
 
   /** Constant-time check of a host token against the stored hash. */
   async isHost(id: string, token: unknown): Promise<boolean> {
     if (!isTokenShaped(token)) return false;
-    const [row] = await sql<{ host_token_hash: string }>(this.dataSource, `SELECT host_token_hash FROM webinars WHERE id = $1`, [id]);
-    return row ? tokenMatches(token, row.host_token_hash) : false;
+    const hash = await this.repo.hostTokenHash(id);
+    return hash !== null ? tokenMatches(token, hash) : false;
   }
 
   /** The attendee a personal token belongs to (for display), or null. */
   async attendeeName(id: string, token: unknown): Promise<string | null> {
     if (!isTokenShaped(token)) return null;
-    const [row] = await sql<{ name: string }>(
-      this.dataSource,
-      `SELECT u.name FROM webinar_attendees a JOIN users u ON u.id = a.user_id WHERE a.webinar_id = $1 AND a.attendee_token_hash = $2`,
-      [id, sha256Hex(token)],
-    );
-    return row?.name ?? null;
+    const seat = await this.repo.attendeeByTokenHash(id, sha256Hex(token));
+    if (!seat) return null;
+    return (await this.users.snapshots(seat.scope, [seat.userId])).get(seat.userId)?.name ?? null;
   }
 
   /** Records a join through a personal link; the same service method as POST /api/webinars/:id/join. */
@@ -73,7 +70,7 @@ export class LivePagesService {
   async state(id: string): Promise<PageState> {
     const webinar = await this.load(id);
     if (!webinar) throw new DomainError('webinar_not_found');
-    const [{ joined }] = await sql<{ joined: number }>(this.dataSource, `SELECT count(*)::int AS joined FROM webinar_attendees WHERE webinar_id = $1 AND status = 'joined'`, [id]);
+    const joined = await this.repo.joinedCount(id);
     return {
       webinar_id: webinar.id,
       status: webinar.status,
@@ -85,18 +82,18 @@ export class LivePagesService {
   }
 
   async hostState(id: string, token: unknown): Promise<HostPageState> {
-    await this.requireHost(id, token);
-    const rows = await sql<{ name: string; status: 'registered' | 'joined'; joined_at: Date | null }>(
-      this.dataSource,
-      `SELECT u.name, a.status, a.joined_at FROM webinar_attendees a JOIN users u ON u.id = a.user_id
-       WHERE a.webinar_id = $1 ORDER BY a.joined_at ASC NULLS LAST, a.id ASC LIMIT $2`,
-      [id, HOST_LIST_LIMIT],
-    );
-    const [{ total }] = await sql<{ total: number }>(this.dataSource, `SELECT count(*)::int AS total FROM webinar_attendees WHERE webinar_id = $1`, [id]);
+    const webinar = await this.requireHost(id, token);
+    const seats = await this.repo.hostList(id, HOST_LIST_LIMIT);
+    // Seats are taken in the webinar's own scope, so its learners are found there.
+    const users = await this.users.snapshots({ partnerId: webinar.partnerId, mode: webinar.mode }, seats.map((s) => s.userId));
+    const total = await this.repo.attendeeCount(id);
     return {
       ...(await this.state(id)),
       registered_count: total,
-      attendees: rows.map((r) => ({ name: r.name, status: r.status, joined_at: r.joined_at?.toISOString() ?? null })),
+      attendees: seats.flatMap((s) => {
+        const user = users.get(s.userId);
+        return user ? [{ name: user.name, status: s.status, joined_at: s.joinedAt?.toISOString() ?? null }] : [];
+      }),
     };
   }
 

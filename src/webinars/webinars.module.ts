@@ -10,11 +10,12 @@ import { WebinarTokens } from './webinar-tokens';
 import { WebinarAttendee } from './webinar-attendee.entity';
 import { Webinar } from './webinar.entity';
 import { WebinarsController } from './webinars.controller';
+import { WebinarsRepository } from './webinars.repository';
 import { WebinarsService } from './webinars.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Webinar, WebinarAttendee]), UsersModule, PartnersModule],
   controllers: [WebinarsController, LivePagesController],
-  providers: [WebinarsService, AttendanceService, LivePagesService, WebinarLinks, WebinarTokens],
+  providers: [WebinarsService, WebinarsRepository, AttendanceService, LivePagesService, WebinarLinks, WebinarTokens],
 })
 export class WebinarsModule {}

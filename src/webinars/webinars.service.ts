@@ -1,30 +1,26 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import type { AuthContext } from '../auth/auth-context';
 import { DomainError } from '../common/errors';
 import { newId } from '../common/ids';
 import { offsetOf, pageOf } from '../common/pagination';
-import { Scope, scoped } from '../common/scope';
+import { Scope } from '../common/scope';
 import { Tx, TransactionRunner } from '../events/transaction-runner';
 import { UsersService } from '../users/users.service';
 import { CreateWebinarDto } from './dto/create-webinar.dto';
 import { ListWebinarsQuery, PublicWebinarsQuery } from './dto/list-webinars.query';
 import { CreatedWebinarDto, EndedWebinarDto, WebinarDto } from './dto/webinar.dto';
 import { actualMinutes, WebinarLinks } from './webinar.mapper';
-import { currentStatus, stateConflict, WEBINAR_ID_SHAPE } from './webinar-sql';
-import { returning, sql } from '../common/database';
+import { stateConflict, WEBINAR_ID_SHAPE } from './webinar-state';
 import { WebinarTokens } from './webinar-tokens';
 import { Webinar } from './webinar.entity';
-
-// First key of the per-partner advisory lock that serialises room-limit checks ("wbnr").
-const ROOM_LOCK = 0x77626e72;
+import { WebinarsRepository } from './webinars.repository';
 
 /** Webinars themselves: creation (with the plan's room limit), reads, and the scheduled → live → ended transitions. */
 @Injectable()
 export class WebinarsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repo: WebinarsRepository,
     private readonly tx: TransactionRunner,
     private readonly users: UsersService,
     private readonly links: WebinarLinks,
@@ -37,29 +33,23 @@ export class WebinarsService {
       await this.users.get(scope, dto.host_id, tx.em);
       await this.enforceRoomLimit(tx, scope, auth.plan.webinarRooms);
       const host = this.tokens.newHostToken();
-      const webinar = await tx.em.save(
-        tx.scoped(scope).create(Webinar, {
-          id: newId('wbn'),
-          title: dto.title,
-          hostUserId: dto.host_id,
-          scheduledAt: new Date(dto.scheduled_at),
-          durationMinutes: dto.duration_minutes ?? 60,
-          maxAttendees: dto.max_attendees ?? null,
-          seatsTaken: 0,
-          isPublic: dto.is_public ?? false,
-          status: 'scheduled',
-          hostTokenHash: host.hash,
-          startedAt: null,
-          endedAt: null,
-        }),
-      );
+      const webinar = await this.repo.insert(tx.em, scope, {
+        id: newId('wbn'),
+        title: dto.title,
+        hostUserId: dto.host_id,
+        scheduledAt: new Date(dto.scheduled_at),
+        durationMinutes: dto.duration_minutes ?? 60,
+        maxAttendees: dto.max_attendees ?? null,
+        isPublic: dto.is_public ?? false,
+        hostTokenHash: host.hash,
+      });
       return { ...this.links.view(webinar), host_join_url: this.links.hostJoinUrl(webinar.id, host.token) };
     });
   }
 
   /** The caller's webinar, or 404 (also for another partner's or mode's, and for malformed ids). */
-  async find(scope: Scope, id: string, em: EntityManager = this.dataSource.manager): Promise<Webinar> {
-    const webinar = WEBINAR_ID_SHAPE.test(id) ? await scoped(em, scope).findOne(Webinar, { id }) : null;
+  async find(scope: Scope, id: string, em?: EntityManager): Promise<Webinar> {
+    const webinar = WEBINAR_ID_SHAPE.test(id) ? await this.repo.find(scope, id, em) : null;
     if (!webinar) throw new DomainError('webinar_not_found');
     return webinar;
   }
@@ -69,32 +59,20 @@ export class WebinarsService {
   }
 
   async list(scope: Scope, query: ListWebinarsQuery) {
-    const qb = scoped(this.dataSource.manager, scope).query(Webinar, 'w').orderBy('w.scheduled_at', 'DESC').addOrderBy('w.id', 'ASC');
-    if (query.status) qb.andWhere('w.status = :status', { status: query.status });
-    const [rows, total] = await qb.offset(offsetOf(query)).limit(query.limit).getManyAndCount();
+    const [rows, total] = await this.repo.page(scope, query.status, offsetOf(query), query.limit);
     return pageOf('webinars', rows.map((w) => this.links.view(w)), total, query);
   }
 
   /** Public, not ended webinars of every partner: live ones, and scheduled ones whose slot has not passed. */
   async listPublic(query: PublicWebinarsQuery) {
-    const [rows, total] = await this.dataSource
-      .getRepository(Webinar)
-      .createQueryBuilder('w')
-      .where('w.is_public AND w.mode = :mode', { mode: query.mode })
-      .andWhere(`(w.status = 'live' OR (w.status = 'scheduled' AND w.scheduled_at + make_interval(mins => w.duration_minutes) > now()))`)
-      .orderBy('w.scheduled_at', 'ASC')
-      .addOrderBy('w.id', 'ASC')
-      .offset(offsetOf(query))
-      .limit(query.limit)
-      .getManyAndCount();
+    const [rows, total] = await this.repo.publicPage(query.mode, offsetOf(query), query.limit);
     return pageOf('webinars', rows.map((w) => this.links.publicView(w)), total, query);
   }
 
   async start(scope: Scope, id: string): Promise<WebinarDto> {
     return this.tx.run(async (tx) => {
       await this.find(scope, id, tx.em);
-      const [row] = await returning<{ id: string }>(tx.em, `UPDATE webinars SET status = 'live', started_at = now() WHERE id = $1 AND status = 'scheduled' RETURNING id`, [id]);
-      if (!row) throw stateConflict(await currentStatus(tx.em, id), 'start');
+      if (!(await this.repo.markLive(tx.em, id))) throw stateConflict(await this.repo.status(tx.em, id), 'start');
       const webinar = await this.find(scope, id, tx.em);
       await tx.record(scope, 'webinar.started', {
         webinar_id: webinar.id,
@@ -110,12 +88,10 @@ export class WebinarsService {
   async end(scope: Scope, id: string): Promise<EndedWebinarDto> {
     return this.tx.run(async (tx) => {
       await this.find(scope, id, tx.em);
-      const [row] = await returning<{ id: string }>(tx.em, `UPDATE webinars SET status = 'ended', ended_at = now() WHERE id = $1 AND status = 'live' RETURNING id`, [id]);
-      if (!row) throw stateConflict(await currentStatus(tx.em, id), 'end');
+      if (!(await this.repo.markEnded(tx.em, id))) throw stateConflict(await this.repo.status(tx.em, id), 'end');
       const webinar = await this.find(scope, id, tx.em);
       // The row lock taken by the UPDATE has let every in-flight join finish first; later joins see "ended".
-      // count: int (count(*)::int)
-      const [{ count }] = await sql<{ count: number }>(tx.em, `SELECT count(*)::int AS count FROM webinar_attendees WHERE webinar_id = $1 AND status = 'joined'`, [id]);
+      const count = await this.repo.joinedCount(id, tx.em);
       const result: EndedWebinarDto = {
         webinar_id: webinar.id,
         status: 'ended',
@@ -139,9 +115,7 @@ export class WebinarsService {
   /** Rooms open at once = webinars not ended, per partner and mode; the advisory lock makes check-then-insert race-free. */
   private async enforceRoomLimit(tx: Tx, scope: Scope, limit: number | null): Promise<void> {
     if (limit === null) return;
-    await tx.em.query(`SELECT pg_advisory_xact_lock($1, $2)`, [ROOM_LOCK, scope.partnerId]);
-    // open: int (count(*)::int)
-    const [{ open }] = await tx.scoped(scope).query(Webinar, 'w').select('count(*)::int', 'open').andWhere(`w.status <> 'ended'`).getRawMany<{ open: number }>();
+    const open = await this.repo.lockAndCountOpenRooms(tx.em, scope);
     if (open >= limit) throw new DomainError('plan_limit_exceeded', { limit: 'webinar_rooms', allowed: limit, open });
   }
 }
