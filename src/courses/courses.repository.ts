@@ -76,7 +76,7 @@ export class CoursesRepository {
   }
 
   /** Facts of a published course with its topic count, in one statement (the enrolment's only course read). */
-  facts(db: Queryable, courseId: number): Promise<CourseFactsRow | null> {
+  facts(courseId: number, db: Queryable = this.dataSource): Promise<CourseFactsRow | null> {
     return sqlOne<CourseFactsRow>(
       db,
       `SELECT c.id, c.title, c.credit_cost, (SELECT count(*)::int FROM topics t WHERE t.course_id = c.id) AS total_topics

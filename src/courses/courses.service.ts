@@ -83,8 +83,8 @@ export class CoursesService {
   }
 
   /** Facts of a published course, e.g. its cost before enrolling. */
-  async facts(db: Queryable, courseId: number): Promise<CourseFacts | null> {
-    const row = await this.repo.facts(db, courseId);
+  async facts(courseId: number, db?: Queryable): Promise<CourseFacts | null> {
+    const row = await this.repo.facts(courseId, db);
     return row ? { id: row.id, title: row.title, creditCost: row.credit_cost, totalTopics: row.total_topics } : null;
   }
 

@@ -6,13 +6,14 @@ import { UsersModule } from '../users/users.module';
 import { EnrollmentTopic } from './enrollment-topic.entity';
 import { EnrollmentController } from './enrollment.controller';
 import { Enrollment } from './enrollment.entity';
+import { EnrollmentsRepository } from './enrollments.repository';
 import { EnrollmentsService } from './enrollments.service';
 import { ProgressService } from './progress.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Enrollment, EnrollmentTopic]), UsersModule, CoursesModule, CreditsModule],
   controllers: [EnrollmentController],
-  providers: [EnrollmentsService, ProgressService],
+  providers: [EnrollmentsService, EnrollmentsRepository, ProgressService],
   exports: [EnrollmentsService],
 })
 export class EnrollmentModule {}

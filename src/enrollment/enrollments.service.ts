@@ -1,18 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import { sql } from '../common/database';
+import { EntityManager } from 'typeorm';
 import { DomainError } from '../common/errors';
 import { offsetOf, PageQuery, pageOf } from '../common/pagination';
-import { Scope, scoped } from '../common/scope';
+import { Scope } from '../common/scope';
 import { CoursesService } from '../courses/courses.service';
 import { CreditLedger } from '../credits/credit-ledger';
 import { TransactionRunner, Tx } from '../events/transaction-runner';
 import { UsersService } from '../users/users.service';
 import { EnrollDto, EnrollmentDto, EnrollmentListDto, EnrollResultDto } from './dto/enrollment.dto';
-import { countProgress, EnrollmentProgressView, ProgressCounts } from './enrollment-progress';
+import { EnrollmentProgressView, ProgressCounts } from './enrollment-progress';
 import { Enrollment } from './enrollment.entity';
 import { toEnrollmentView } from './enrollment.mapper';
+import { EnrollmentsRepository } from './enrollments.repository';
 
 export type { EnrollmentProgressView } from './enrollment-progress';
 
@@ -26,7 +25,7 @@ const NO_PROGRESS: ProgressCounts = { totalTopics: 0, completedTopics: 0, quizze
 @Injectable()
 export class EnrollmentsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repo: EnrollmentsRepository,
     private readonly tx: TransactionRunner,
     private readonly users: UsersService,
     private readonly courses: CoursesService,
@@ -41,25 +40,19 @@ export class EnrollmentsService {
   async enroll(scope: Scope, dto: EnrollDto, options: EnrollOptions = {}): Promise<EnrollResultDto> {
     const deduct = dto.deduct_credits ?? true;
     // Reads first, outside the transaction and in parallel; the learner pays the cost read here.
-    const [userRead, courseRead] = await Promise.allSettled([this.users.resolve(scope, dto), this.courses.facts(this.dataSource.manager, dto.course_id)]);
+    const [userRead, courseRead] = await Promise.allSettled([this.users.resolve(scope, dto), this.courses.facts(dto.course_id)]);
     if (userRead.status === 'rejected') throw userRead.reason; // the learner's error wins, whatever the course
     if (courseRead.status === 'rejected') throw courseRead.reason;
     const [user, course] = [userRead.value, courseRead.value];
     if (!course) throw new DomainError('course_not_found');
     const cost = deduct ? course.creditCost : 0;
     const result = await this.tx.run(async (tx): Promise<EnrollResultDto> => {
-      // id: serial; enrolled_at: timestamptz
-      const inserted = await sql<{ id: number; enrolled_at: Date }>(
-        tx.em,
-        `INSERT INTO enrollments (partner_id, mode, user_id, course_id, credits_deducted) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (user_id, course_id) DO NOTHING RETURNING id, enrolled_at`,
-        [scope.partnerId, scope.mode, user.id, course.id, cost],
-      );
-      if (!inserted.length) {
-        const existing = await scoped(tx.em, scope).findOne(Enrollment, { userId: user.id, courseId: course.id });
+      const inserted = await this.repo.insertOnce(tx.em, scope, user.id, course.id, cost);
+      if (!inserted) {
+        const existing = await this.repo.findByUserAndCourse(tx.em, scope, user.id, course.id);
         throw new DomainError('already_enrolled', { enrollment_id: existing?.id });
       }
-      const { id: enrollmentId, enrolled_at: enrolledAt } = inserted[0];
+      const { id: enrollmentId, enrolled_at: enrolledAt } = inserted;
 
       const remaining = cost > 0 ? await this.ledger.debitForEnrollment(tx.em, scope, user.id, cost, enrollmentId) : await this.ledger.balanceOf(tx.em, scope, user.id);
       await tx.record(
@@ -95,30 +88,24 @@ export class EnrollmentsService {
   }
 
   async get(scope: Scope, id: number): Promise<EnrollmentDto> {
-    const enrollment = await this.find(this.dataSource.manager, scope, id);
+    const enrollment = await this.find(undefined, scope, id);
     const user = await this.users.get(scope, enrollment.userId);
-    const counts = await countProgress(this.dataSource.manager, [enrollment.id]);
+    const counts = await this.repo.countProgress([enrollment.id]);
     return toEnrollmentView(enrollment, user.externalUserId, counts.get(enrollment.id) ?? NO_PROGRESS);
   }
 
   async listForUser(scope: Scope, userId: number, query: PageQuery): Promise<EnrollmentListDto> {
     const user = await this.users.get(scope, userId);
-    const [rows, total] = await scoped(this.dataSource.manager, scope)
-      .query(Enrollment, 'e')
-      .andWhere('e.user_id = :userId', { userId: user.id })
-      .orderBy('e.id', 'DESC')
-      .offset(offsetOf(query))
-      .limit(query.limit)
-      .getManyAndCount();
-    const counts = await countProgress(this.dataSource.manager, rows.map((e) => e.id));
+    const [rows, total] = await this.repo.pageForUser(scope, user.id, offsetOf(query), query.limit);
+    const counts = await this.repo.countProgress(rows.map((e) => e.id));
     return pageOf('enrollments', rows.map((e) => toEnrollmentView(e, user.externalUserId, counts.get(e.id) ?? NO_PROGRESS)), total, query);
   }
 
   /** For the certificates module: a user's enrolment in a course with its progress, or null when there is none. */
   async progressFor(em: EntityManager, scope: Scope, userId: number, courseId: number): Promise<EnrollmentProgressView | null> {
-    const enrollment = await scoped(em, scope).findOne(Enrollment, { userId, courseId });
+    const enrollment = await this.repo.findByUserAndCourse(em, scope, userId, courseId);
     if (!enrollment) return null;
-    const counts = (await countProgress(em, [enrollment.id])).get(enrollment.id) ?? NO_PROGRESS;
+    const counts = (await this.repo.countProgress([enrollment.id], em)).get(enrollment.id) ?? NO_PROGRESS;
     return {
       enrollmentId: enrollment.id,
       userId: enrollment.userId,
@@ -132,8 +119,8 @@ export class EnrollmentsService {
   }
 
   /** The caller's enrolment, optionally locked (FOR UPDATE) for a progress change; 404 for anyone else's. */
-  async find(em: EntityManager, scope: Scope, id: number, lock = false): Promise<Enrollment> {
-    const enrollment = id >= 1 && id <= 2_147_483_647 ? await scoped(em, scope).findOne(Enrollment, { id }, lock ? 'pessimistic_write' : undefined) : null;
+  async find(em: EntityManager | undefined, scope: Scope, id: number, lock = false): Promise<Enrollment> {
+    const enrollment = id >= 1 && id <= 2_147_483_647 ? await this.repo.find(scope, id, { em, lock }) : null;
     if (!enrollment) throw new DomainError('enrollment_not_found');
     return enrollment;
   }

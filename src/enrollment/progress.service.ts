@@ -1,5 +1,4 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { returning, sql } from '../common/database';
 import { DomainError } from '../common/errors';
 import type { Scope } from '../common/scope';
 import { CoursesService } from '../courses/courses.service';
@@ -7,8 +6,9 @@ import { InTransactionHooks } from '../events/hooks';
 import { Tx, TransactionRunner } from '../events/transaction-runner';
 import { UsersService } from '../users/users.service';
 import { ProgressDto, ProgressResultDto } from './dto/enrollment.dto';
-import { countProgress, isCourseComplete, ProgressCounts, progressPercent } from './enrollment-progress';
+import { isCourseComplete, ProgressCounts, progressPercent } from './enrollment-progress';
 import { Enrollment } from './enrollment.entity';
+import { EnrollmentsRepository } from './enrollments.repository';
 import { EnrollmentsService } from './enrollments.service';
 import { toProgressResult } from './enrollment.mapper';
 
@@ -18,6 +18,7 @@ type Change = 'none' | 'topic_completed' | 'quiz_passed';
 export class ProgressService implements OnApplicationBootstrap {
   constructor(
     private readonly tx: TransactionRunner,
+    private readonly repo: EnrollmentsRepository,
     private readonly enrollments: EnrollmentsService,
     private readonly courses: CoursesService,
     private readonly users: UsersService,
@@ -41,7 +42,7 @@ export class ProgressService implements OnApplicationBootstrap {
       if (!topic) throw new DomainError('topic_not_found');
 
       const change = await this.apply(tx, enrollment.id, topic.id, topic.hasQuiz && dto.quiz_passed === true);
-      const counts = (await countProgress(tx.em, [enrollment.id])).get(enrollment.id)!;
+      const counts = (await this.repo.countProgress([enrollment.id], tx.em)).get(enrollment.id)!;
       if (change === 'topic_completed') await this.emitProgress(tx, scope, enrollment, topic, counts);
       if (change !== 'none' && enrollment.status === 'active' && isCourseComplete(counts)) await this.complete(tx, enrollment);
       return toProgressResult(enrollment, counts);
@@ -49,22 +50,10 @@ export class ProgressService implements OnApplicationBootstrap {
   }
 
   private async apply(tx: Tx, enrollmentId: number, topicId: number, quizPassed: boolean): Promise<Change> {
-    // topic_id: int
-    const inserted = await sql<{ topic_id: number }>(
-      tx.em,
-      `INSERT INTO enrollment_topics (enrollment_id, topic_id, quiz_passed_at) VALUES ($1, $2, CASE WHEN $3 THEN now() END)
-       ON CONFLICT (enrollment_id, topic_id) DO NOTHING RETURNING topic_id`,
-      [enrollmentId, topicId, quizPassed],
-    );
-    if (inserted.length) return 'topic_completed';
+    if (await this.repo.completeTopic(tx.em, enrollmentId, topicId, quizPassed)) return 'topic_completed';
     if (!quizPassed) return 'none';
     // A topic done earlier with its quiz pending: passing the quiz now is a change, but not a new topic.
-    const passed = await returning<{ topic_id: number }>(
-      tx.em,
-      `UPDATE enrollment_topics SET quiz_passed_at = now() WHERE enrollment_id = $1 AND topic_id = $2 AND quiz_passed_at IS NULL RETURNING topic_id`,
-      [enrollmentId, topicId],
-    );
-    return passed.length ? 'quiz_passed' : 'none';
+    return (await this.repo.passQuiz(tx.em, enrollmentId, topicId)) ? 'quiz_passed' : 'none';
   }
 
   private async emitProgress(tx: Tx, scope: Scope, e: Enrollment, topic: { id: number; title: string }, counts: ProgressCounts): Promise<void> {
@@ -83,16 +72,11 @@ export class ProgressService implements OnApplicationBootstrap {
   }
 
   private async complete(tx: Tx, e: Enrollment): Promise<void> {
-    // completed_at: timestamptz
-    const [{ completed_at }] = await returning<{ completed_at: Date }>(
-      tx.em,
-      `UPDATE enrollments SET status = 'completed', completed_at = now() WHERE id = $1 RETURNING completed_at`,
-      [e.id],
-    );
+    const completedAt = await this.repo.markCompleted(tx.em, e.id);
     e.status = 'completed';
-    e.completedAt = completed_at;
-    const out = await tx.raise('enrollment.completed', { enrollmentId: e.id, userId: e.userId, courseId: e.courseId, completedAt: completed_at, overrideQuiz: false });
+    e.completedAt = completedAt;
+    const out = await tx.raise('enrollment.completed', { enrollmentId: e.id, userId: e.userId, courseId: e.courseId, completedAt, overrideQuiz: false });
     e.certificateId = out.certificateId;
-    if (e.certificateId) await tx.em.query(`UPDATE enrollments SET certificate_id = $2 WHERE id = $1`, [e.id, e.certificateId]);
+    if (e.certificateId) await this.repo.setCertificate(tx.em, e.id, e.certificateId);
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable, InjectionToken, Module, OnModuleInit } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { CoursesService } from '../../src/courses/courses.service';
+import { EnrollmentsRepository } from '../../src/enrollment/enrollments.repository';
 import { EnrollmentsService } from '../../src/enrollment/enrollments.service';
 import { ProgressService } from '../../src/enrollment/progress.service';
 import { InTransactionHooks, MissingHookHandlerError } from '../../src/events/hooks';
@@ -36,7 +37,7 @@ describe('in-transaction hooks', () => {
 
 describe('an application that raises enrollment.completed', () => {
   const stub = (token: InjectionToken) => ({ provide: token, useValue: {} });
-  const collaborators = [stub(TransactionRunner), stub(EnrollmentsService), stub(CoursesService), stub(UsersService)];
+  const collaborators = [stub(TransactionRunner), stub(EnrollmentsRepository), stub(EnrollmentsService), stub(CoursesService), stub(UsersService)];
 
   it('refuses to boot without a module that handles it', async () => {
     const module = await Test.createTestingModule({ providers: [ProgressService, InTransactionHooks, ...collaborators] }).compile();
