@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { UsersModule } from '../users/users.module';
 import { CreditAccount } from './credit-account.entity';
 import { CreditLedger } from './credit-ledger';
+import { CreditsRepository } from './credits.repository';
 import { CreditTransaction } from './credit-transaction.entity';
 import { CreditsController } from './credits.controller';
 import { CreditsService } from './credits.service';
@@ -10,7 +11,7 @@ import { CreditsService } from './credits.service';
 @Module({
   imports: [TypeOrmModule.forFeature([CreditAccount, CreditTransaction]), UsersModule],
   controllers: [CreditsController],
-  providers: [CreditsService, CreditLedger],
+  providers: [CreditsService, CreditsRepository, CreditLedger],
   exports: [CreditLedger],
 })
 export class CreditsModule {}

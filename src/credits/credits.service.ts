@@ -1,17 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { DomainError } from '../common/errors';
 import { offsetOf, PageQuery, pageOf } from '../common/pagination';
-import { Scope, scoped } from '../common/scope';
+import { Scope } from '../common/scope';
 import { TransactionRunner } from '../events/transaction-runner';
 import { UsersService } from '../users/users.service';
 import { CreditLedger } from './credit-ledger';
 import { CreditTransaction } from './credit-transaction.entity';
+import { CreditsRepository, isReferenceTaken } from './credits.repository';
 import { toCreditTransaction, toTopUpResult } from './credit.mapper';
 import { BalanceDto, CreditTransactionListDto, TopUpDto, TopUpResultDto } from './dto/credits.dto';
-
-const REFERENCE_UNIQUE = 'credit_transactions_reference_uq';
 
 export interface TopUpOutcome {
   /** False when the reference was already used for this same top-up: the original is returned, nothing credited. */
@@ -22,7 +19,7 @@ export interface TopUpOutcome {
 @Injectable()
 export class CreditsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repo: CreditsRepository,
     private readonly tx: TransactionRunner,
     private readonly users: UsersService,
     private readonly ledger: CreditLedger,
@@ -57,7 +54,7 @@ export class CreditsService {
       });
     } catch (e) {
       // A parallel request with the same reference committed first: our whole transaction rolled back.
-      if (reference !== null && (e as { constraint?: string }).constraint === REFERENCE_UNIQUE) {
+      if (reference !== null && isReferenceTaken(e)) {
         const earlier = await this.byReference(scope, reference);
         if (earlier) return this.sameTopUp(earlier, dto);
       }
@@ -67,24 +64,17 @@ export class CreditsService {
 
   async balance(scope: Scope, userId: number): Promise<BalanceDto> {
     const user = await this.users.get(scope, userId);
-    return { user_id: user.id, credits: await this.ledger.balanceOf(this.dataSource.manager, scope, user.id) };
+    return { user_id: user.id, credits: await this.repo.balanceOf(scope, user.id) };
   }
 
   async transactions(scope: Scope, userId: number, query: PageQuery): Promise<CreditTransactionListDto> {
     const user = await this.users.get(scope, userId);
-    const [rows, total] = await scoped(this.dataSource.manager, scope)
-      .query(CreditTransaction, 't')
-      .andWhere('t.user_id = :userId', { userId: user.id })
-      .orderBy('t.created_at', 'DESC')
-      .addOrderBy('t.id', 'DESC')
-      .offset(offsetOf(query))
-      .limit(query.limit)
-      .getManyAndCount();
+    const [rows, total] = await this.repo.page(scope, user.id, offsetOf(query), query.limit);
     return pageOf('transactions', rows.map(toCreditTransaction), total, query);
   }
 
   private byReference(scope: Scope, reference: string): Promise<CreditTransaction | null> {
-    return scoped(this.dataSource.manager, scope).findOne(CreditTransaction, { reference });
+    return this.repo.byReference(scope, reference);
   }
 
   private sameTopUp(earlier: CreditTransaction, dto: TopUpDto): TopUpOutcome {

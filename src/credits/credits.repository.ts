@@ -1,0 +1,127 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { isUniqueViolation, Queryable, sql, sqlOne } from '../common/database';
+import type { Scope } from '../common/scope';
+import { CreditTransaction } from './credit-transaction.entity';
+
+/** A credit_transactions row: id, mode, kind, source, reference: varchar; the ids, amount and balance_after: int; created_at: timestamptz. */
+interface LedgerRow {
+  id: string;
+  user_id: number;
+  partner_id: number;
+  mode: 'test' | 'live';
+  amount: number;
+  kind: 'topup' | 'enrollment';
+  source: string | null;
+  reference: string | null;
+  enrollment_id: number | null;
+  balance_after: number;
+  created_at: Date;
+}
+
+const COLUMNS = 'id, user_id, partner_id, mode, amount, kind, source, reference, enrollment_id, balance_after, created_at';
+
+function toTransaction(r: LedgerRow): CreditTransaction {
+  return Object.assign(new CreditTransaction(), {
+    id: r.id,
+    userId: r.user_id,
+    partnerId: r.partner_id,
+    mode: r.mode,
+    amount: r.amount,
+    kind: r.kind,
+    source: r.source,
+    reference: r.reference,
+    enrollmentId: r.enrollment_id,
+    balanceAfter: r.balance_after,
+    createdAt: r.created_at,
+  });
+}
+
+const REFERENCE_UNIQUE = 'credit_transactions_reference_uq';
+
+/** True when a top-up failed because its payment reference was used already (by a parallel request, say). */
+export function isReferenceTaken(e: unknown): boolean {
+  return isUniqueViolation(e, REFERENCE_UNIQUE);
+}
+
+/**
+ * Every query of the credits feature. Each balance movement is one statement that changes the balance and appends
+ * the ledger row together, so the balance always equals the ledger's sum.
+ */
+@Injectable()
+export class CreditsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Adds credits (creating the account on first top-up). A reused reference fails with the unique violation. */
+  async credit(db: Queryable, scope: Scope, id: string, entry: { userId: number; amount: number; source: string | null; reference: string | null }): Promise<CreditTransaction> {
+    const [row] = await sql<LedgerRow>(
+      db,
+      `WITH acc AS (
+         INSERT INTO credit_accounts (user_id, partner_id, mode, balance) VALUES ($2, $3, $4, $1)
+         ON CONFLICT (user_id) DO UPDATE SET balance = credit_accounts.balance + EXCLUDED.balance, updated_at = now()
+         RETURNING balance)
+       INSERT INTO credit_transactions (id, user_id, partner_id, mode, amount, kind, source, reference, balance_after)
+       SELECT $5, $2, $3, $4, $1, 'topup', $6, $7, acc.balance FROM acc
+       RETURNING ${COLUMNS}`,
+      [entry.amount, entry.userId, scope.partnerId, scope.mode, id, entry.source, entry.reference],
+    );
+    return toTransaction(row);
+  }
+
+  /**
+   * Debits with a conditional update (never read-then-write), so parallel debits can never overspend. The balance
+   * after the debit, or null when the balance is below `amount`.
+   */
+  async debitForEnrollment(db: Queryable, scope: Scope, id: string, userId: number, amount: number, enrollmentId: number): Promise<number | null> {
+    // balance_after: int (the statement is an INSERT, so TypeORM answers plain rows)
+    const row = await sqlOne<{ balance_after: number }>(
+      db,
+      `WITH acc AS (
+         UPDATE credit_accounts SET balance = balance - $1, updated_at = now()
+          WHERE user_id = $2 AND partner_id = $3 AND mode = $4 AND balance >= $1
+         RETURNING balance)
+       INSERT INTO credit_transactions (id, user_id, partner_id, mode, amount, kind, enrollment_id, balance_after)
+       SELECT $5, $2, $3, $4, -$1::int, 'enrollment', $6, acc.balance FROM acc
+       RETURNING balance_after`,
+      [amount, userId, scope.partnerId, scope.mode, id, enrollmentId],
+    );
+    return row?.balance_after ?? null;
+  }
+
+  /** Current balance; 0 for a user who never had credits. */
+  async balanceOf(scope: Scope, userId: number, db: Queryable = this.dataSource): Promise<number> {
+    // balance: int
+    const row = await sqlOne<{ balance: number }>(db, `SELECT balance FROM credit_accounts WHERE user_id = $1 AND partner_id = $2 AND mode = $3`, [
+      userId,
+      scope.partnerId,
+      scope.mode,
+    ]);
+    return row?.balance ?? 0;
+  }
+
+  async byReference(scope: Scope, reference: string): Promise<CreditTransaction | null> {
+    const row = await sqlOne<LedgerRow>(this.dataSource, `SELECT ${COLUMNS} FROM credit_transactions WHERE reference = $1 AND partner_id = $2 AND mode = $3`, [
+      reference,
+      scope.partnerId,
+      scope.mode,
+    ]);
+    return row && toTransaction(row);
+  }
+
+  /** A learner's ledger, newest first, with the total. */
+  async page(scope: Scope, userId: number, offset: number, limit: number): Promise<[CreditTransaction[], number]> {
+    const params = [scope.partnerId, scope.mode, userId];
+    const where = 'partner_id = $1 AND mode = $2 AND user_id = $3';
+    // total: count(*) is a bigint, which the driver answers as a string
+    const [rows, counted] = await Promise.all([
+      sql<LedgerRow>(this.dataSource, `SELECT ${COLUMNS} FROM credit_transactions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`, [
+        ...params,
+        limit,
+        offset,
+      ]),
+      sqlOne<{ total: string }>(this.dataSource, `SELECT count(*) AS total FROM credit_transactions WHERE ${where}`, params),
+    ]);
+    return [rows.map(toTransaction), Number(counted!.total)];
+  }
+}
