@@ -33,7 +33,13 @@ const MAX_TITLE_SIMILARITY_CHARS = 60;
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Lexical ranking, typo correction and filter resolution, all in PostgreSQL (weighted tsvector, GIN and pg_trgm indexes). */
+/**
+ * Lexical ranking, typo correction and filter resolution, all in PostgreSQL (weighted tsvector, GIN and pg_trgm indexes).
+ * These statements are search's own (search_heads, search_documents, search_vocabulary), and some join the courses
+ * feature's courses and tutors tables on purpose: ordering by popularity, the title trigram index and the tutor-name
+ * match happen in the same statement as the ranking, which is what keeps a search to a few round trips. They only
+ * read those tables, never write them.
+ */
 export class LexicalSearch {
   constructor(private readonly db: SearchSql) {}
 

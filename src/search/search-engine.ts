@@ -1,5 +1,5 @@
-import { sql } from '../common/database';
-import { COURSE_LIST_COLUMNS, CourseListRow, CourseUrls, rowToCourseListItem } from '../courses/course.mapper';
+import { publishedListItems } from '../courses/course-list';
+import { CourseUrls } from '../courses/course.mapper';
 import { InterpretedDto, RelaxedFilter, SearchResponseDto, SearchResultDto } from './dto/search.dto';
 import { LexicalSearch, RankedHit } from './lexical-search';
 import { buildConcepts, extractFilters, SearchFilters } from './query-parser';
@@ -161,18 +161,11 @@ export class SearchEngine {
 
   private async hydrate(hits: RankedHit[]): Promise<SearchResultDto[]> {
     if (!hits.length) return [];
-    const rows = await sql<CourseListRow>(
-      this.db,
-      `SELECT ${COURSE_LIST_COLUMNS}
-         FROM courses c JOIN tutors t ON t.id = c.tutor_id
-        WHERE c.id = ANY($1) AND c.published`,
-      [hits.map((h) => h.id)],
-    );
-    const byId = new Map(rows.map((r) => [r.id, r]));
+    const items = await publishedListItems(this.db, hits.map((h) => h.id), this.urls);
     return hits.flatMap((h) => {
-      const r = byId.get(h.id);
-      if (!r) return [];
-      return [{ ...rowToCourseListItem(r, this.urls), score: Math.round(h.score * 10_000) / 10_000 }];
+      const item = items.get(h.id);
+      if (!item) return [];
+      return [{ ...item, score: Math.round(h.score * 10_000) / 10_000 }];
     });
   }
 }

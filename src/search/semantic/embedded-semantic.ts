@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { sql, sqlOne } from '../../common/database';
+import { courseWordsPage } from '../../courses/course-list';
 import { COMMON_WORD_RANK } from '../lexical-search';
 import { SearchSql } from '../search-database';
 import { words as wordsOf } from '../search-lexicon';
@@ -141,15 +142,7 @@ export class EmbeddedSemantic {
     // Read in pages, so that the texts of a large catalogue are never all held as one result.
     const courses: CourseText[] = [];
     for (let after = 0; ; ) {
-      // id int, title/category varchar, topics and description text (never null: coalesce, and description NOT NULL).
-      const page = await sql<CourseText>(
-        this.db,
-        `SELECT c.id, c.title, c.category,
-                coalesce((SELECT string_agg(tp.title, ' . ' ORDER BY tp.position) FROM topics tp WHERE tp.course_id = c.id), '') AS topics,
-                left(c.description, ${DESCRIPTION_CHARS}) AS description
-           FROM courses c WHERE c.id > $1 ORDER BY c.id LIMIT ${PAGE}`,
-        [after],
-      );
+      const page: CourseText[] = await courseWordsPage(this.db, after, PAGE, DESCRIPTION_CHARS);
       courses.push(...page);
       if (page.length < PAGE) break;
       after = page[page.length - 1].id;
