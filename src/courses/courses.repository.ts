@@ -4,8 +4,76 @@ import { DataSource, EntityManager } from 'typeorm';
 import { affected, Queryable, sql, sqlOne } from '../common/database';
 import { Course } from './course.entity';
 import { COURSE_LIST_COLUMNS, CourseListRow } from './course.mapper';
+import type { Level } from './course-level';
 import { Topic } from './topic.entity';
 import { Tutor } from './tutor.entity';
+
+/** A courses row; rating is numeric(2,1), which the driver answers as a string (null never: NOT NULL DEFAULT 0). */
+interface CourseRow {
+  id: number;
+  title: string;
+  description: string;
+  category: string;
+  level: Level;
+  duration_minutes: number;
+  rating: string | null;
+  enrolled: number;
+  credit_cost: number;
+  thumbnail_url: string | null;
+  preview_video_url: string | null;
+  tutor_id: number;
+  organisation: string | null;
+  published: boolean;
+  source_key: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COURSE_COLUMNS =
+  'id, title, description, category, level, duration_minutes, rating, enrolled, credit_cost, thumbnail_url, preview_video_url, tutor_id, organisation, published, source_key, created_at, updated_at';
+
+function toCourse(r: CourseRow): Course {
+  return Object.assign(new Course(), {
+    id: r.id,
+    title: r.title,
+    description: r.description,
+    category: r.category,
+    level: r.level,
+    durationMinutes: r.duration_minutes,
+    rating: r.rating === null ? 0 : Number(r.rating),
+    enrolled: r.enrolled,
+    creditCost: r.credit_cost,
+    thumbnailUrl: r.thumbnail_url,
+    previewVideoUrl: r.preview_video_url,
+    tutorId: r.tutor_id,
+    organisation: r.organisation,
+    published: r.published,
+    sourceKey: r.source_key,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  });
+}
+
+/** id: serial; name, avatar_url, organisation: varchar; bio: text; created_at: timestamptz. */
+interface TutorRow {
+  id: number;
+  name: string;
+  bio: string;
+  avatar_url: string | null;
+  organisation: string | null;
+  created_at: Date;
+}
+
+/** id, course_id, position, duration_minutes: int; title: varchar. */
+interface TopicRow {
+  id: number;
+  course_id: number;
+  position: number;
+  title: string;
+  duration_minutes: number;
+  has_quiz: boolean;
+  is_preview: boolean;
+}
 
 /** One topic row as written by the admin API and the catalogue loader, keyed by (course, position). */
 export interface TopicWrite {
@@ -38,16 +106,25 @@ export class CoursesRepository {
 
   // ---- catalogue reads ----
 
-  findCourse(id: number, onlyPublished: boolean): Promise<Course | null> {
-    return this.dataSource.getRepository(Course).findOne({ where: onlyPublished ? { id, published: true } : { id } });
+  async findCourse(id: number, onlyPublished: boolean): Promise<Course | null> {
+    const row = await sqlOne<CourseRow>(this.dataSource, `SELECT ${COURSE_COLUMNS} FROM courses WHERE id = $1${onlyPublished ? ' AND published' : ''}`, [id]);
+    return row && toCourse(row);
   }
 
-  findTutor(id: number, em: EntityManager = this.dataSource.manager): Promise<Tutor | null> {
-    return em.findOneBy(Tutor, { id });
+  async findTutor(id: number, db: Queryable = this.dataSource): Promise<Tutor | null> {
+    const row = await sqlOne<TutorRow>(db, `SELECT id, name, bio, avatar_url, organisation, created_at FROM tutors WHERE id = $1`, [id]);
+    return row && Object.assign(new Tutor(), { id: row.id, name: row.name, bio: row.bio, avatarUrl: row.avatar_url, organisation: row.organisation, createdAt: row.created_at });
   }
 
-  topicsOf(courseId: number, em: EntityManager = this.dataSource.manager): Promise<Topic[]> {
-    return em.find(Topic, { where: { courseId }, order: { position: 'ASC' } });
+  async topicsOf(courseId: number, db: Queryable = this.dataSource): Promise<Topic[]> {
+    const rows = await sql<TopicRow>(
+      db,
+      `SELECT id, course_id, position, title, duration_minutes, has_quiz, is_preview FROM topics WHERE course_id = $1 ORDER BY position ASC`,
+      [courseId],
+    );
+    return rows.map((r) =>
+      Object.assign(new Topic(), { id: r.id, courseId: r.course_id, position: r.position, title: r.title, durationMinutes: r.duration_minutes, hasQuiz: r.has_quiz, isPreview: r.is_preview }),
+    );
   }
 
   /**
@@ -177,6 +254,26 @@ export class CoursesRepository {
   }
 
   // ---- catalogue loader ----
+
+  /**
+   * Prepares a bulk load's transaction: no statement time limit (each statement stays under the client's read
+   * timeout by working in batches), and search documents built once at the end (searchRefresh) rather than by the
+   * triggers on every batch that touches a course.
+   */
+  async startBulkLoad(em: EntityManager): Promise<void> {
+    await em.query(`SET LOCAL statement_timeout = 0`);
+    await em.query(`SET LOCAL search.defer_refresh = 'on'`);
+  }
+
+  /**
+   * Builds the search documents of these courses and flushes what the deferred triggers queued. The search feature
+   * owns these SQL functions (its migrations define them); they are the same ones its triggers call after any other
+   * catalogue change, so a bulk load ends with the same documents a course edit would leave.
+   */
+  async searchRefresh(em: EntityManager, courseIdBatches: number[][]): Promise<void> {
+    for (const ids of courseIdBatches) await em.query('SELECT search_refresh_documents($1::int[])', [ids]);
+    await em.query('SELECT search_flush_pending()');
+  }
 
   /** Waits (polling) for the catalogue load lock of this transaction. */
   async lockCatalogueLoad(em: EntityManager, key: number): Promise<void> {

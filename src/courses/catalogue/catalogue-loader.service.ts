@@ -63,14 +63,11 @@ export class CatalogueLoader {
     if (onlyIfEmpty && (await this.repo.hasCourses(this.dataSource.manager))) return null;
     const catalogue = buildCatalogue(readCatalogueFiles(dir));
     const result = await this.dataSource.transaction(async (em) => {
-      // A bulk load is not a request: no statement time limit for it (each statement stays under the client's
-      // read timeout by working in batches), and the lock is polled rather than waited on in one statement.
-      await em.query(`SET LOCAL statement_timeout = 0`);
+      // A bulk load is not a request: no statement time limit, and the lock is polled rather than waited on in one statement.
+      await this.repo.startBulkLoad(em);
       await this.repo.lockCatalogueLoad(em, LOAD_LOCK);
       // Checked again under the lock: another instance may have loaded meanwhile.
       if (onlyIfEmpty && (await this.repo.hasCourses(em))) return null;
-      // Search documents are built once, at the end of upsert, not again by every batch that touches a course.
-      await em.query(`SET LOCAL search.defer_refresh = 'on'`);
       return this.upsert(em, catalogue);
     });
     if (result) await this.cache.invalidate();
@@ -92,8 +89,7 @@ export class CatalogueLoader {
       }
     }
     const topics = await this.upsertTopics(em, catalogue, courseIds);
-    for (const ids of chunks([...courseIds.values()], REFRESH_BATCH)) await em.query('SELECT search_refresh_documents($1::int[])', [ids]);
-    await em.query('SELECT search_flush_pending()');
+    await this.repo.searchRefresh(em, chunks([...courseIds.values()], REFRESH_BATCH));
     return { courses: catalogue.length, topics, tutors: tutorIds.size, created, updated: catalogue.length - created };
   }
 
