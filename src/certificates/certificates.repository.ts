@@ -79,7 +79,11 @@ export class CertificatesRepository {
 
   /** Idempotent: the first revocation time is kept. Null when there is no such certificate. */
   async revoke(id: string): Promise<Certificate | null> {
-    const [row] = await returning<CertificateRow>(this.dataSource, `UPDATE certificates SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING ${COLUMNS}`, [id]);
+    const [row] = await returning<CertificateRow>(
+      this.dataSource,
+      `UPDATE certificates SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id],
+    );
     return row ? toCertificate(row) : null;
   }
 
@@ -95,5 +99,4 @@ export class CertificatesRepository {
   async offerSigningKey(jwk: Ed25519PrivateJwk): Promise<void> {
     await this.dataSource.query(`INSERT INTO credential_signing_key (private_jwk) VALUES ($1) ON CONFLICT (singleton) DO NOTHING`, [JSON.stringify(jwk)]);
   }
-
 }

@@ -1,5 +1,6 @@
 import { Queryable, sql } from '../common/database';
-import { COURSE_LIST_COLUMNS, CourseListRow, CourseUrls, rowToCourseListItem } from './course.mapper';
+import { COURSE_LIST_COLUMNS, CourseListRow, rowToCourseListItem } from './course.mapper';
+import { CourseUrls } from './course-urls';
 import { CourseListItemDto } from './dto/course.dto';
 
 /**

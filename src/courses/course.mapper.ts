@@ -4,23 +4,7 @@ import { CourseDetailDto, CourseListItemDto } from './dto/course.dto';
 import { formatCourseDuration, formatTopicDuration } from './durations';
 import { Topic } from './topic.entity';
 import { Tutor } from './tutor.entity';
-
-/** Builds public URLs of generated images and preview pages from PUBLIC_BASE_URL. */
-export class CourseUrls {
-  constructor(private readonly base: string) {}
-
-  thumbnail(course: Pick<Course, 'id' | 'thumbnailUrl'>): string {
-    return course.thumbnailUrl ?? `${this.base}/static/thumbnails/${course.id}.svg`;
-  }
-
-  avatar(tutor: Pick<Tutor, 'id' | 'avatarUrl'>): string {
-    return tutor.avatarUrl ?? `${this.base}/static/avatars/${tutor.id}.svg`;
-  }
-
-  preview(course: Pick<Course, 'id' | 'previewVideoUrl'>): string {
-    return course.previewVideoUrl ?? `${this.base}/preview/courses/${course.id}`;
-  }
-}
+import { CourseUrls } from './course-urls';
 
 export function toCourseListItem(course: Course, tutor: Tutor, urls: CourseUrls): CourseListItemDto {
   return {

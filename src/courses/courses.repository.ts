@@ -113,7 +113,17 @@ export class CoursesRepository {
 
   async findTutor(id: number, db: Queryable = this.dataSource): Promise<Tutor | null> {
     const row = await sqlOne<TutorRow>(db, `SELECT id, name, bio, avatar_url, organisation, created_at FROM tutors WHERE id = $1`, [id]);
-    return row && Object.assign(new Tutor(), { id: row.id, name: row.name, bio: row.bio, avatarUrl: row.avatar_url, organisation: row.organisation, createdAt: row.created_at });
+    return (
+      row &&
+      Object.assign(new Tutor(), {
+        id: row.id,
+        name: row.name,
+        bio: row.bio,
+        avatarUrl: row.avatar_url,
+        organisation: row.organisation,
+        createdAt: row.created_at,
+      })
+    );
   }
 
   async topicsOf(courseId: number, db: Queryable = this.dataSource): Promise<Topic[]> {
@@ -123,7 +133,15 @@ export class CoursesRepository {
       [courseId],
     );
     return rows.map((r) =>
-      Object.assign(new Topic(), { id: r.id, courseId: r.course_id, position: r.position, title: r.title, durationMinutes: r.duration_minutes, hasQuiz: r.has_quiz, isPreview: r.is_preview }),
+      Object.assign(new Topic(), {
+        id: r.id,
+        courseId: r.course_id,
+        position: r.position,
+        title: r.title,
+        durationMinutes: r.duration_minutes,
+        hasQuiz: r.has_quiz,
+        isPreview: r.is_preview,
+      }),
     );
   }
 
@@ -294,7 +312,11 @@ export class CoursesRepository {
    */
   upsertLoadedCourses(
     em: EntityManager,
-    rows: Array<Pick<Course, 'title' | 'description' | 'category' | 'level' | 'durationMinutes' | 'rating' | 'enrolled' | 'creditCost' | 'organisation' | 'tutorId'> & { sourceKey: string }>,
+    rows: Array<
+      Pick<Course, 'title' | 'description' | 'category' | 'level' | 'durationMinutes' | 'rating' | 'enrolled' | 'creditCost' | 'organisation' | 'tutorId'> & {
+        sourceKey: string;
+      }
+    >,
   ): Promise<Array<{ id: number; source_key: string; created: boolean }>> {
     // id: serial; source_key: varchar; created: bool (xmax = 0)
     return sql<{ id: number; source_key: string; created: boolean }>(
@@ -323,7 +345,10 @@ export class CoursesRepository {
   }
 
   /** Inserts missing tutors (an existing tutor's edited bio is kept) and returns the ids of all of them. */
-  async upsertTutors(em: EntityManager, tutors: Array<Pick<Tutor, 'name' | 'bio' | 'organisation'>>): Promise<Array<{ id: number; name: string; organisation: string | null }>> {
+  async upsertTutors(
+    em: EntityManager,
+    tutors: Array<Pick<Tutor, 'name' | 'bio' | 'organisation'>>,
+  ): Promise<Array<{ id: number; name: string; organisation: string | null }>> {
     const names = tutors.map((t) => t.name);
     const organisations = tutors.map((t) => t.organisation);
     await em.query(

@@ -15,7 +15,11 @@ export class CreditLedger {
   constructor(private readonly repo: CreditsRepository) {}
 
   /** Adds credits (creating the account on first top-up). A reused reference fails with the unique violation. */
-  credit(em: EntityManager, scope: Scope, entry: { userId: number; amount: number; source: string | null; reference: string | null }): Promise<CreditTransaction> {
+  credit(
+    em: EntityManager,
+    scope: Scope,
+    entry: { userId: number; amount: number; source: string | null; reference: string | null },
+  ): Promise<CreditTransaction> {
     return this.repo.credit(em, scope, newId('txn'), entry);
   }
 

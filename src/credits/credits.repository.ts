@@ -54,7 +54,12 @@ export class CreditsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** Adds credits (creating the account on first top-up). A reused reference fails with the unique violation. */
-  async credit(db: Queryable, scope: Scope, id: string, entry: { userId: number; amount: number; source: string | null; reference: string | null }): Promise<CreditTransaction> {
+  async credit(
+    db: Queryable,
+    scope: Scope,
+    id: string,
+    entry: { userId: number; amount: number; source: string | null; reference: string | null },
+  ): Promise<CreditTransaction> {
     const [row] = await sql<LedgerRow>(
       db,
       `WITH acc AS (

@@ -55,11 +55,11 @@ export class EnrollmentsRepository {
 
   /** The caller's enrolment, optionally locked FOR UPDATE (progress changes serialise on it). */
   async find(scope: Scope, id: number, { em, lock = false }: { em?: EntityManager; lock?: boolean } = {}): Promise<Enrollment | null> {
-    const row = await sqlOne<EnrollmentRow>(em ?? this.dataSource, `SELECT ${COLUMNS} FROM enrollments WHERE id = $1 AND partner_id = $2 AND mode = $3 LIMIT 1${lock ? ' FOR UPDATE' : ''}`, [
-      id,
-      scope.partnerId,
-      scope.mode,
-    ]);
+    const row = await sqlOne<EnrollmentRow>(
+      em ?? this.dataSource,
+      `SELECT ${COLUMNS} FROM enrollments WHERE id = $1 AND partner_id = $2 AND mode = $3 LIMIT 1${lock ? ' FOR UPDATE' : ''}`,
+      [id, scope.partnerId, scope.mode],
+    );
     return row && toEnrollment(row);
   }
 
@@ -137,7 +137,11 @@ export class EnrollmentsRepository {
   /** Completes the enrolment and answers its completion time. */
   async markCompleted(em: EntityManager, id: number): Promise<Date> {
     // completed_at: timestamptz
-    const [row] = await returning<{ completed_at: Date }>(em, `UPDATE enrollments SET status = 'completed', completed_at = now() WHERE id = $1 RETURNING completed_at`, [id]);
+    const [row] = await returning<{ completed_at: Date }>(
+      em,
+      `UPDATE enrollments SET status = 'completed', completed_at = now() WHERE id = $1 RETURNING completed_at`,
+      [id],
+    );
     return row.completed_at;
   }
 

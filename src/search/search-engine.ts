@@ -1,5 +1,5 @@
 import { publishedListItems } from '../courses/course-list';
-import { CourseUrls } from '../courses/course.mapper';
+import type { CourseUrls } from '../courses/course-urls';
 import { InterpretedDto, RelaxedFilter, SearchResponseDto, SearchResultDto } from './dto/search.dto';
 import { LexicalSearch, RankedHit } from './lexical-search';
 import { buildConcepts, extractFilters, SearchFilters } from './query-parser';

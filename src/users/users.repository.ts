@@ -19,7 +19,15 @@ interface UserRow {
 const COLUMNS = 'id, partner_id, mode, external_user_id, name, email, created_at';
 
 function toUser(r: UserRow): User {
-  return Object.assign(new User(), { id: r.id, partnerId: r.partner_id, mode: r.mode, externalUserId: r.external_user_id, name: r.name, email: r.email, createdAt: r.created_at });
+  return Object.assign(new User(), {
+    id: r.id,
+    partnerId: r.partner_id,
+    mode: r.mode,
+    externalUserId: r.external_user_id,
+    name: r.name,
+    email: r.email,
+    createdAt: r.created_at,
+  });
 }
 
 /** Every query of the users feature. Partner-triggered reads filter on partner_id and mode here. */
@@ -28,13 +36,11 @@ export class UsersRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async insert(em: EntityManager, scope: Scope, externalUserId: string, name: string, email: string): Promise<User> {
-    const [row] = await sql<UserRow>(em, `INSERT INTO users (partner_id, mode, external_user_id, name, email) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`, [
-      scope.partnerId,
-      scope.mode,
-      externalUserId,
-      name,
-      email,
-    ]);
+    const [row] = await sql<UserRow>(
+      em,
+      `INSERT INTO users (partner_id, mode, external_user_id, name, email) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+      [scope.partnerId, scope.mode, externalUserId, name, email],
+    );
     return toUser(row);
   }
 
@@ -106,7 +112,11 @@ export class UsersRepository {
     }
     // total: count(*) is a bigint, which the driver answers as a string.
     const [rows, counted] = await Promise.all([
-      sql<UserRow>(this.dataSource, `SELECT ${COLUMNS} FROM users WHERE ${where} ORDER BY id ASC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [...params, limit, offset]),
+      sql<UserRow>(this.dataSource, `SELECT ${COLUMNS} FROM users WHERE ${where} ORDER BY id ASC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [
+        ...params,
+        limit,
+        offset,
+      ]),
       sqlOne<{ total: string }>(this.dataSource, `SELECT count(*) AS total FROM users WHERE ${where}`, params),
     ]);
     return [rows.map(toUser), Number(counted!.total)];

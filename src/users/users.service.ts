@@ -129,5 +129,10 @@ export class UsersService {
 
 function recordRegistered(tx: Tx, scope: Scope, user: UserDto): Promise<unknown> {
   const registeredAt = new Date(user.created_at);
-  return tx.record(scope, 'user.registered', { user_id: user.id, external_user_id: user.external_user_id, name: user.name, email: user.email, registered_at: user.created_at }, registeredAt);
+  return tx.record(
+    scope,
+    'user.registered',
+    { user_id: user.id, external_user_id: user.external_user_id, name: user.name, email: user.email, registered_at: user.created_at },
+    registeredAt,
+  );
 }

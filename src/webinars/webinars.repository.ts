@@ -25,7 +25,8 @@ interface WebinarRow {
 }
 
 // host_token_hash is never read with the webinar: only isHost compares it.
-const WEBINAR_COLUMNS = 'id, partner_id, mode, title, host_user_id, scheduled_at, duration_minutes, max_attendees, seats_taken, is_public, status, started_at, ended_at, created_at';
+const WEBINAR_COLUMNS =
+  'id, partner_id, mode, title, host_user_id, scheduled_at, duration_minutes, max_attendees, seats_taken, is_public, status, started_at, ended_at, created_at';
 
 function toWebinar(r: WebinarRow): Webinar {
   return Object.assign(new Webinar(), {
@@ -96,7 +97,11 @@ export class WebinarsRepository {
   }
 
   async find(scope: Scope, id: string, db: Queryable = this.dataSource): Promise<Webinar | null> {
-    const row = await sqlOne<WebinarRow>(db, `SELECT ${WEBINAR_COLUMNS} FROM webinars WHERE id = $1 AND partner_id = $2 AND mode = $3`, [id, scope.partnerId, scope.mode]);
+    const row = await sqlOne<WebinarRow>(db, `SELECT ${WEBINAR_COLUMNS} FROM webinars WHERE id = $1 AND partner_id = $2 AND mode = $3`, [
+      id,
+      scope.partnerId,
+      scope.mode,
+    ]);
     return row && toWebinar(row);
   }
 
@@ -136,13 +141,19 @@ export class WebinarsRepository {
 
   /** scheduled → live; false when the webinar was not scheduled. */
   async markLive(em: EntityManager, id: string): Promise<boolean> {
-    const rows = await returning<{ id: string }>(em, `UPDATE webinars SET status = 'live', started_at = now() WHERE id = $1 AND status = 'scheduled' RETURNING id`, [id]);
+    const rows = await returning<{ id: string }>(
+      em,
+      `UPDATE webinars SET status = 'live', started_at = now() WHERE id = $1 AND status = 'scheduled' RETURNING id`,
+      [id],
+    );
     return rows.length > 0;
   }
 
   /** live → ended; false when the webinar was not live. */
   async markEnded(em: EntityManager, id: string): Promise<boolean> {
-    const rows = await returning<{ id: string }>(em, `UPDATE webinars SET status = 'ended', ended_at = now() WHERE id = $1 AND status = 'live' RETURNING id`, [id]);
+    const rows = await returning<{ id: string }>(em, `UPDATE webinars SET status = 'ended', ended_at = now() WHERE id = $1 AND status = 'live' RETURNING id`, [
+      id,
+    ]);
     return rows.length > 0;
   }
 
@@ -221,10 +232,11 @@ export class WebinarsRepository {
   }
 
   async attendeeTokenSealed(em: EntityManager, webinarId: string, userId: number): Promise<string | null> {
-    const row = await sqlOne<{ attendee_token_sealed: string | null }>(em, `SELECT attendee_token_sealed FROM webinar_attendees WHERE webinar_id = $1 AND user_id = $2`, [
-      webinarId,
-      userId,
-    ]);
+    const row = await sqlOne<{ attendee_token_sealed: string | null }>(
+      em,
+      `SELECT attendee_token_sealed FROM webinar_attendees WHERE webinar_id = $1 AND user_id = $2`,
+      [webinarId, userId],
+    );
     return row?.attendee_token_sealed ?? null;
   }
 
@@ -238,12 +250,11 @@ export class WebinarsRepository {
   }
 
   async findAttendee(em: EntityManager, scope: Scope, webinarId: string, userId: number): Promise<WebinarAttendee | null> {
-    const row = await sqlOne<AttendeeRow>(em, `SELECT ${ATTENDEE_COLUMNS} FROM webinar_attendees WHERE webinar_id = $1 AND user_id = $2 AND partner_id = $3 AND mode = $4`, [
-      webinarId,
-      userId,
-      scope.partnerId,
-      scope.mode,
-    ]);
+    const row = await sqlOne<AttendeeRow>(
+      em,
+      `SELECT ${ATTENDEE_COLUMNS} FROM webinar_attendees WHERE webinar_id = $1 AND user_id = $2 AND partner_id = $3 AND mode = $4`,
+      [webinarId, userId, scope.partnerId, scope.mode],
+    );
     return row && toAttendee(row);
   }
 
@@ -253,11 +264,11 @@ export class WebinarsRepository {
     const where = 'partner_id = $1 AND mode = $2 AND webinar_id = $3';
     // total: count(*) is a bigint, which the driver answers as a string
     const [rows, counted] = await Promise.all([
-      sql<AttendeeRow>(this.dataSource, `SELECT ${ATTENDEE_COLUMNS} FROM webinar_attendees WHERE ${where} ORDER BY registered_at ASC, id ASC LIMIT $4 OFFSET $5`, [
-        ...params,
-        limit,
-        offset,
-      ]),
+      sql<AttendeeRow>(
+        this.dataSource,
+        `SELECT ${ATTENDEE_COLUMNS} FROM webinar_attendees WHERE ${where} ORDER BY registered_at ASC, id ASC LIMIT $4 OFFSET $5`,
+        [...params, limit, offset],
+      ),
       sqlOne<{ total: string }>(this.dataSource, `SELECT count(*) AS total FROM webinar_attendees WHERE ${where}`, params),
     ]);
     return [rows.map(toAttendee), Number(counted!.total)];
@@ -277,7 +288,11 @@ export class WebinarsRepository {
     const n = params.length;
     // total: count(*) is a bigint, which the driver answers as a string
     const [rows, counted] = await Promise.all([
-      sql<WebinarRow>(this.dataSource, `SELECT ${WEBINAR_COLUMNS} FROM webinars WHERE ${where} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, limit, offset]),
+      sql<WebinarRow>(this.dataSource, `SELECT ${WEBINAR_COLUMNS} FROM webinars WHERE ${where} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`, [
+        ...params,
+        limit,
+        offset,
+      ]),
       sqlOne<{ total: string }>(this.dataSource, `SELECT count(*) AS total FROM webinars WHERE ${where}`, params),
     ]);
     return [rows.map(toWebinar), Number(counted!.total)];

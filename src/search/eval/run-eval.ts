@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { sql } from '../../common/database';
 import { projectRoot } from '../../common/project-root';
 import { loadConfig } from '../../config/config';
-import { CourseUrls } from '../../courses/course.mapper';
+import { CourseUrls } from '../../courses/course-urls';
 import { EmbeddingsClient } from '../embeddings.client';
 import { embedPendingCourses } from '../embedding-indexer';
 import { SearchEngine } from '../search-engine';
