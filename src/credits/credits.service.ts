@@ -26,7 +26,7 @@ export class CreditsService {
   ) {}
 
   async topUp(scope: Scope, dto: TopUpDto): Promise<TopUpOutcome> {
-    const user = await this.users.get(scope, dto.user_id);
+    const user = await this.users.snapshot(scope, dto.user_id);
     const reference = dto.reference ?? null;
     if (reference !== null) {
       const earlier = await this.byReference(scope, reference);
@@ -63,12 +63,12 @@ export class CreditsService {
   }
 
   async balance(scope: Scope, userId: number): Promise<BalanceDto> {
-    const user = await this.users.get(scope, userId);
+    const user = await this.users.snapshot(scope, userId);
     return { user_id: user.id, credits: await this.repo.balanceOf(scope, user.id) };
   }
 
   async transactions(scope: Scope, userId: number, query: PageQuery): Promise<CreditTransactionListDto> {
-    const user = await this.users.get(scope, userId);
+    const user = await this.users.snapshot(scope, userId);
     const [rows, total] = await this.repo.page(scope, user.id, offsetOf(query), query.limit);
     return pageOf('transactions', rows.map(toCreditTransaction), total, query);
   }

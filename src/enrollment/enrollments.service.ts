@@ -89,13 +89,13 @@ export class EnrollmentsService {
 
   async get(scope: Scope, id: number): Promise<EnrollmentDto> {
     const enrollment = await this.find(undefined, scope, id);
-    const user = await this.users.get(scope, enrollment.userId);
+    const user = await this.users.snapshot(scope, enrollment.userId);
     const counts = await this.repo.countProgress([enrollment.id]);
     return toEnrollmentView(enrollment, user.externalUserId, counts.get(enrollment.id) ?? NO_PROGRESS);
   }
 
   async listForUser(scope: Scope, userId: number, query: PageQuery): Promise<EnrollmentListDto> {
-    const user = await this.users.get(scope, userId);
+    const user = await this.users.snapshot(scope, userId);
     const [rows, total] = await this.repo.pageForUser(scope, user.id, offsetOf(query), query.limit);
     const counts = await this.repo.countProgress(rows.map((e) => e.id));
     return pageOf('enrollments', rows.map((e) => toEnrollmentView(e, user.externalUserId, counts.get(e.id) ?? NO_PROGRESS)), total, query);

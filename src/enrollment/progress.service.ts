@@ -57,7 +57,7 @@ export class ProgressService implements OnApplicationBootstrap {
   }
 
   private async emitProgress(tx: Tx, scope: Scope, e: Enrollment, topic: { id: number; title: string }, counts: ProgressCounts): Promise<void> {
-    const user = await this.users.get(scope, e.userId, tx.em);
+    const user = await this.users.snapshot(scope, e.userId, tx.em);
     await tx.record(scope, 'course.progress', {
       enrollment_id: e.id,
       user_id: e.userId,

@@ -108,7 +108,7 @@ export class UsersService {
    * Finds the caller's user by user_id and/or external_user_id (both must name the same user).
    * Never creates one: an unknown user is 404.
    */
-  async resolve(scope: Scope, ref: { user_id?: number; external_user_id?: string }, em?: EntityManager): Promise<User> {
+  async resolve(scope: Scope, ref: { user_id?: number; external_user_id?: string }, em?: EntityManager): Promise<UserSnapshot> {
     // @IsOptional() lets null through: null means absent here.
     if (ref.user_id == null && ref.external_user_id == null) {
       throw new DomainError('validation_failed', [{ field: 'user_id', message: 'user_id or external_user_id is required' }]);
@@ -118,7 +118,7 @@ export class UsersService {
     if (ref.user_id != null && ref.external_user_id != null && user.externalUserId !== ref.external_user_id) {
       throw new DomainError('validation_failed', [{ field: 'external_user_id', message: 'user_id and external_user_id name different users' }]);
     }
-    return user;
+    return snapshotOf(user);
   }
 
   async list(scope: Scope, query: ListUsersQuery) {

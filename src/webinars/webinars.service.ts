@@ -30,7 +30,7 @@ export class WebinarsService {
   async create(auth: AuthContext, dto: CreateWebinarDto): Promise<CreatedWebinarDto> {
     const scope = auth.scope;
     return this.tx.run(async (tx) => {
-      await this.users.get(scope, dto.host_id, tx.em);
+      await this.users.snapshot(scope, dto.host_id, tx.em);
       await this.enforceRoomLimit(tx, scope, auth.plan.webinarRooms);
       const host = this.tokens.newHostToken();
       const webinar = await this.repo.insert(tx.em, scope, {
