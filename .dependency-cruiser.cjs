@@ -32,7 +32,7 @@ module.exports = {
     },
     {
       name: 'no-foreign-entity-or-repository',
-      severity: 'warn',
+      severity: 'error',
       comment:
         "A feature reads another feature's data through that feature's exported service, never through its entity or repository (which would let it query the other feature's tables).",
       from: { path: '^src/([^/]+)/', pathNot: INFRASTRUCTURE },
@@ -48,9 +48,9 @@ module.exports = {
     },
     {
       name: 'no-foreign-dto-helper',
-      severity: 'warn',
+      severity: 'error',
       comment:
-        "Request and response DTO classes (dto/*.dto.ts) are contract shapes another feature may nest; anything else in a dto/ folder (a validator, a transform) is that feature's own. Shared validators live in common/validation.ts.",
+        "Request and response DTO classes (dto/*.dto.ts) are contract shapes another feature may nest; anything else in a dto/ folder (a validator, a transform) is that feature's own. Shared validators live in common/ (e.g. common/iso-timestamp.ts).",
       from: { path: '^src/([^/]+)/', pathNot: INFRASTRUCTURE },
       to: { path: ['^src/[^/]+/dto/', '^src/[^/]+/.+/dto/'], pathNot: ['^src/$1/', INFRASTRUCTURE, '\\.dto\\.ts$'] },
     },
