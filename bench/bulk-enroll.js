@@ -14,7 +14,20 @@
  * Environment: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_ROUNDS (3), BENCH_ROWS (1000), BENCH_LOG_LEVEL (info).
  */
 const { existsSync } = require('node:fs');
-const { balanceViolations, CLI, cli, dbName, enrolmentInvariants, freePort, MAIN, runBench, seedCourseAndLearners, serviceEnv, start, waitFor } = require('./lib');
+const {
+  balanceViolations,
+  CLI,
+  cli,
+  dbName,
+  enrolmentInvariants,
+  freePort,
+  MAIN,
+  runBench,
+  seedCourseAndLearners,
+  serviceEnv,
+  start,
+  waitFor,
+} = require('./lib');
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ROWS = Number(process.env.BENCH_ROWS ?? 1000);
@@ -25,7 +38,11 @@ const TARGET_MS = 10_000;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function call(url, key, method, path, body) {
-  const res = await fetch(url + path, { method, headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  const res = await fetch(url + path, {
+    method,
+    headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
   const json = await res.json();
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json.data;
@@ -42,7 +59,15 @@ async function runJob(url, key, courseId, users) {
     const j = await call(url, key, 'GET', `/api/jobs/${job.id}`);
     if (j.status === 'completed') {
       const ms = Date.parse(j.completed_at) - sentAt;
-      return { id: job.id, ms, acceptedMs, runMs: Date.parse(j.completed_at) - Date.parse(j.started_at), succeeded: j.succeeded, failed: j.failed, rps: (rows.length / ms) * 1000 };
+      return {
+        id: job.id,
+        ms,
+        acceptedMs,
+        runMs: Date.parse(j.completed_at) - Date.parse(j.started_at),
+        succeeded: j.succeeded,
+        failed: j.failed,
+        rps: (rows.length / ms) * 1000,
+      };
     }
     if (Date.now() - sentAt > 120_000) throw new Error(`job ${job.id} not completed after 120 s: ${j.processed}/${j.total}`);
   }
@@ -60,7 +85,12 @@ async function main() {
   const service = start('service', MAIN, env);
   await waitFor(`${url}/health/ready`, service);
   const partner = await cli(['partner', 'create', '--name', 'Bench', '--email', 'bench@example.com', '--plan', 'enterprise'], env);
-  const { courseId, users } = await seedCourseAndLearners(partner.partner_id, { learners: WARM_ROWS + ROUNDS * ROWS, cost: COST, credits: COST * 2, title: 'Compliance 101' });
+  const { courseId, users } = await seedCourseAndLearners(partner.partner_id, {
+    learners: WARM_ROWS + ROUNDS * ROWS,
+    cost: COST,
+    credits: COST * 2,
+    title: 'Compliance 101',
+  });
   process.stderr.write(`${users.length} learners, course ${courseId} (cost ${COST})\n`);
 
   await runJob(url, partner.api_key, courseId, users.slice(0, WARM_ROWS)); // JIT and pools, counted in the invariants
@@ -80,8 +110,15 @@ async function main() {
   const total = WARM_ROWS + ROUNDS * ROWS;
   const violations = balanceViolations(inv);
   if (runs.some((r) => r.failed)) violations.push(`failed rows: ${runs.map((r) => r.failed).join(', ')}`);
-  if (inv.created_results !== total || inv.failed_results) violations.push(`${inv.created_results} created and ${inv.failed_results} failed results for ${total} rows`);
-  for (const [name, n] of Object.entries({ course_enrolled: inv.course_enrolled, enrollment_rows: inv.enrollment_rows, debits: inv.debits, enrolled_events: inv.enrolled_events, distinct_enrolled_events: inv.distinct_enrolled_events })) {
+  if (inv.created_results !== total || inv.failed_results)
+    violations.push(`${inv.created_results} created and ${inv.failed_results} failed results for ${total} rows`);
+  for (const [name, n] of Object.entries({
+    course_enrolled: inv.course_enrolled,
+    enrollment_rows: inv.enrollment_rows,
+    debits: inv.debits,
+    enrolled_events: inv.enrolled_events,
+    distinct_enrolled_events: inv.distinct_enrolled_events,
+  })) {
     if (n !== total) violations.push(`${name} ${n} ≠ ${total} rows`);
   }
 
@@ -91,7 +128,9 @@ async function main() {
     `POST → completed: median ${ms} ms, ${median(runs.map((r) => r.rps)).toFixed(0)} rows/s (runs: ${runs.map((r) => `${r.ms} ms`).join(' / ')}; target ${ROWS === 1000 ? `1,000 rows ≤ ${TARGET_MS / 1000} s: ${ms <= TARGET_MS ? 'met' : 'MISSED'}` : 'set for 1,000 rows'})`,
     `202 answered in median ${median(runs.map((r) => r.acceptedMs))} ms; worker run (started → completed) median ${median(runs.map((r) => r.runMs))} ms`,
     `invariants: ${JSON.stringify(inv)}`,
-    violations.length ? `VIOLATIONS: ${violations.join('; ')}` : 'invariants hold: every row created once, balance = ledger sum, none negative, course enrolled = enrolment rows = debits = course.enrolled events',
+    violations.length
+      ? `VIOLATIONS: ${violations.join('; ')}`
+      : 'invariants hold: every row created once, balance = ledger sum, none negative, course enrolled = enrolment rows = debits = course.enrolled events',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   if (violations.length) process.exitCode = 1;

@@ -36,7 +36,7 @@ function measure(url, headers, duration = DURATION, status = 200) {
     autocannon({ url, connections: CONNECTIONS, duration, headers }, (err, r) => {
       if (err) return reject(err);
       // autocannon counts 304 as non-2xx: a run expecting 304 counts those as good.
-      const good = status === 304 ? r.statusCodeStats?.['304']?.count ?? 0 : r['2xx'];
+      const good = status === 304 ? (r.statusCodeStats?.['304']?.count ?? 0) : r['2xx'];
       resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.requests.total - good, total: r.requests.total });
     });
   });
@@ -83,12 +83,22 @@ async function main() {
   const targets = [
     { name: 'bare NestJS+Express', url: `http://127.0.0.1:${barePort}/bare`, headers: {}, pid: bare.pid },
     { name: 'catalogue, keyed (guard+rate limit+quota)', url: `http://127.0.0.1:${keyedPort}${PATH}`, headers: keyHeaders, pid: keyed.pid },
-    { name: 'catalogue, keyed, If-None-Match → 304', url: `http://127.0.0.1:${keyedPort}${PATH}`, headers: { ...keyHeaders, 'If-None-Match': etag }, status: 304, pid: keyed.pid },
+    {
+      name: 'catalogue, keyed, If-None-Match → 304',
+      url: `http://127.0.0.1:${keyedPort}${PATH}`,
+      headers: { ...keyHeaders, 'If-None-Match': etag },
+      status: 304,
+      pid: keyed.pid,
+    },
     { name: 'catalogue, guard off (BENCH_DISABLE_AUTH)', url: `http://127.0.0.1:${openPort}${PATH}`, headers: {}, pid: open.pid },
   ];
   if (BASE_ROOT) {
     const basePort = await freePort();
-    const base = start('base service', join(BASE_ROOT, 'dist', 'src', 'main.js'), serviceEnv(basePort, { AUTO_MIGRATE: 'false', LOAD_DEMO_CATALOGUE: 'false' }));
+    const base = start(
+      'base service',
+      join(BASE_ROOT, 'dist', 'src', 'main.js'),
+      serviceEnv(basePort, { AUTO_MIGRATE: 'false', LOAD_DEMO_CATALOGUE: 'false' }),
+    );
     await waitFor(`http://127.0.0.1:${basePort}/health/ready`, base);
     targets.push({ name: 'base build, keyed (BENCH_BASE_ROOT)', url: `http://127.0.0.1:${basePort}${PATH}`, headers: keyHeaders, pid: base.pid });
   }
@@ -108,7 +118,14 @@ async function main() {
 
   const summary = targets.map((t) => {
     const rs = results.get(t.name);
-    return { name: t.name, rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), cpu: median(rs.map((r) => r.cpu)), runs: rs.map((r) => r.rps.toFixed(0)).join(' / ') };
+    return {
+      name: t.name,
+      rps: median(rs.map((r) => r.rps)),
+      p50: median(rs.map((r) => r.p50)),
+      p99: median(rs.map((r) => r.p99)),
+      cpu: median(rs.map((r) => r.cpu)),
+      runs: rs.map((r) => r.rps.toFixed(0)).join(' / '),
+    };
   });
   const [b, k, c, o] = summary;
   const base = summary[4];

@@ -23,7 +23,23 @@ const { existsSync } = require('node:fs');
 const { randomBytes } = require('node:crypto');
 const autocannon = require('autocannon');
 const { Pool } = require('pg');
-const { balanceViolations, CLI, cli, cpuMs, enrolmentInvariants, databaseUrl, dbName, freePort, MAIN, runBench, seedCourseAndLearners, serviceEnv, sql, start, waitFor } = require('./lib');
+const {
+  balanceViolations,
+  CLI,
+  cli,
+  cpuMs,
+  enrolmentInvariants,
+  databaseUrl,
+  dbName,
+  freePort,
+  MAIN,
+  runBench,
+  seedCourseAndLearners,
+  serviceEnv,
+  sql,
+  start,
+  waitFor,
+} = require('./lib');
 const { formatStatements, formatWaits, sampleWaits, statements } = require('./pg-profile');
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
@@ -61,7 +77,14 @@ function measure(url, key, path, bodyOf, take, limits = { duration: DURATION }, 
       },
       (err, r) => {
         if (err) return reject(err);
-        resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, ok: r['2xx'], bad: r.non2xx + r.errors + r.timeouts, total: r.requests.total });
+        resolve({
+          rps: r.requests.average,
+          p50: r.latency.p50,
+          p99: r.latency.p99,
+          ok: r['2xx'],
+          bad: r.non2xx + r.errors + r.timeouts,
+          total: r.requests.total,
+        });
       },
     );
   });
@@ -82,7 +105,10 @@ async function plainEnrolments(pool, scope, courseId, take) {
     const started = performance.now();
     const [user, course] = await Promise.all([
       pool.query('SELECT id, external_user_id FROM users WHERE partner_id = $1 AND mode = $2 AND id = $3 LIMIT 1', [scope.partnerId, 'test', userId]),
-      pool.query('SELECT c.id, c.title, c.credit_cost, (SELECT count(*)::int FROM topics t WHERE t.course_id = c.id) AS total_topics FROM courses c WHERE c.id = $1 AND c.published', [courseId]),
+      pool.query(
+        'SELECT c.id, c.title, c.credit_cost, (SELECT count(*)::int FROM topics t WHERE t.course_id = c.id) AS total_topics FROM courses c WHERE c.id = $1 AND c.published',
+        [courseId],
+      ),
     ]);
     const client = await pool.connect();
     try {
@@ -102,7 +128,15 @@ async function plainEnrolments(pool, scope, courseId, take) {
          RETURNING balance_after`,
         [COST, userId, scope.partnerId, 'test', `txn_${id22()}`, rows[0].id],
       );
-      const payload = { enrollment_id: rows[0].id, user_id: userId, external_user_id: user.rows[0].external_user_id, course_id: courseId, course_title: course.rows[0].title, credits_deducted: COST, enrolled_at: rows[0].enrolled_at.toISOString() };
+      const payload = {
+        enrollment_id: rows[0].id,
+        user_id: userId,
+        external_user_id: user.rows[0].external_user_id,
+        course_id: courseId,
+        course_title: course.rows[0].title,
+        credits_deducted: COST,
+        enrolled_at: rows[0].enrolled_at.toISOString(),
+      };
       await client.query(
         `INSERT INTO events (id, partner_id, mode, type, payload, occurred_at)
          SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::varchar[], $5::jsonb[], $6::timestamptz[])`,
@@ -184,16 +218,27 @@ async function main() {
       service = await runService();
     }
     rounds.push({ service, plain });
-    process.stderr.write(`round ${r + 1}: service ${service.rps.toFixed(0)}/s (p99 ${service.p99} ms, ${service.cpuPerRequest.toFixed(2)} ms CPU/request), plain pg ${plain.rps.toFixed(0)}/s (p99 ${plain.p99} ms), ratio ${(service.rps / plain.rps).toFixed(2)}\n`);
+    process.stderr.write(
+      `round ${r + 1}: service ${service.rps.toFixed(0)}/s (p99 ${service.p99} ms, ${service.cpuPerRequest.toFixed(2)} ms CPU/request), plain pg ${plain.rps.toFixed(0)}/s (p99 ${plain.p99} ms), ratio ${(service.rps / plain.rps).toFixed(2)}\n`,
+    );
   }
   await pool.end();
   const pgStatements = PROFILE ? await statements(databaseUrl, dbName) : undefined;
   // Whether the count's updates stayed HOT (no index entries written): the hot-row symptom of issue 16.
   const hot = PROFILE
-    ? await sql(`SELECT relname, n_tup_upd::int AS updates, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables WHERE relname IN ('courses', 'course_enrollment_counts') ORDER BY relname`)
+    ? await sql(
+        `SELECT relname, n_tup_upd::int AS updates, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables WHERE relname IN ('courses', 'course_enrollment_counts') ORDER BY relname`,
+      )
     : [];
   let ref = 0;
-  const topup = await measure(url, partner.api_key, '/api/credits/topup', (id) => ({ user_id: id, amount: 3, source: 'bench', reference: `${dbName}-${ref++}` }), take, { duration: Math.min(DURATION, 5) });
+  const topup = await measure(
+    url,
+    partner.api_key,
+    '/api/credits/topup',
+    (id) => ({ user_id: id, amount: 3, source: 'bench', reference: `${dbName}-${ref++}` }),
+    take,
+    { duration: Math.min(DURATION, 5) },
+  );
   const inv = await enrolmentInvariants(courseId, `(SELECT count(*) FROM credit_transactions WHERE kind = 'topup' AND reference IS NOT NULL)::int AS topups`);
 
   const serviceRps = median(rounds.map((r) => r.service.rps));
@@ -217,7 +262,9 @@ async function main() {
     `  ratio service / plain: ${ratio.toFixed(2)} (target ≥ 0.5: ${ratio >= 0.5 ? 'met' : 'MISSED'}); service ≥ 400/s: ${serviceRps >= 400 ? 'met' : 'MISSED'}`,
     `top-up (distinct learners, unique references): ${topup.rps.toFixed(0)} req/s, p50 ${topup.p50} ms, p99 ${topup.p99} ms (${topup.ok} top-ups)`,
     `invariants: ${JSON.stringify(inv)}`,
-    violations.length ? `VIOLATIONS: ${violations.join('; ')}` : 'invariants hold: balance = ledger sum for every account, none negative, course enrolled = enrolment rows = debits = events',
+    violations.length
+      ? `VIOLATIONS: ${violations.join('; ')}`
+      : 'invariants hold: balance = ledger sum for every account, none negative, course enrolled = enrolment rows = debits = events',
     ...(PROFILE ? [formatStatements(pgStatements), `updates (HOT of all): ${hot.map((h) => `${h.relname} ${h.hot} of ${h.updates}`).join(', ')}`] : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -135,7 +135,10 @@ async function seedCourseAndLearners(partnerId, { learners, cost, credits, title
      SELECT $1, 'test', 'bench-' || g, 'Learner ' || g, 'learner' || g || '@example.com' FROM generate_series(1, $2) g`,
     [partnerId, learners],
   );
-  await sql(`INSERT INTO credit_accounts (user_id, partner_id, mode, balance) SELECT id, partner_id, mode, $2 FROM users WHERE partner_id = $1`, [partnerId, credits]);
+  await sql(`INSERT INTO credit_accounts (user_id, partner_id, mode, balance) SELECT id, partner_id, mode, $2 FROM users WHERE partner_id = $1`, [
+    partnerId,
+    credits,
+  ]);
   await sql(
     `INSERT INTO credit_transactions (id, user_id, partner_id, mode, amount, kind, source, balance_after)
      SELECT 'txn_seed' || id, id, partner_id, mode, $2, 'topup', 'bench seed', $2 FROM users WHERE partner_id = $1`,
@@ -206,4 +209,22 @@ function balanceViolations(inv) {
   return violations;
 }
 
-module.exports = { ROOT, MAIN, CLI, dbName, databaseUrl, adminUrl, cpuMs, freePort, serviceEnv, start, waitFor, cli, sql, seedCourseAndLearners, runBench, enrolmentInvariants, balanceViolations };
+module.exports = {
+  ROOT,
+  MAIN,
+  CLI,
+  dbName,
+  databaseUrl,
+  adminUrl,
+  cpuMs,
+  freePort,
+  serviceEnv,
+  start,
+  waitFor,
+  cli,
+  sql,
+  seedCourseAndLearners,
+  runBench,
+  enrolmentInvariants,
+  balanceViolations,
+};

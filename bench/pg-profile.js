@@ -74,12 +74,22 @@ async function statements(connectionString, database, { reset = false, limit = 1
 }
 
 function formatWaits({ samples, rows }) {
-  return [`wait events (${samples} samples of active backends):`, ...rows.slice(0, 10).map((r) => `  ${(r.share * 100).toFixed(1).padStart(5)} %  ${r.perSample.toFixed(2).padStart(6)} backends/sample  ${r.what}`)].join('\n');
+  return [
+    `wait events (${samples} samples of active backends):`,
+    ...rows.slice(0, 10).map((r) => `  ${(r.share * 100).toFixed(1).padStart(5)} %  ${r.perSample.toFixed(2).padStart(6)} backends/sample  ${r.what}`),
+  ].join('\n');
 }
 
 function formatStatements(rows) {
   if (!rows) return 'pg_stat_statements: not preloaded by this cluster (see bench/README.md, "Profiling PostgreSQL beside Node")';
-  return ['pg_stat_statements (by total time):', '     calls  mean ms  total ms  blks hit  blks read  WAL bytes  query', ...rows.map((r) => `  ${String(r.calls).padStart(8)} ${String(r.mean_ms).padStart(8)} ${String(r.total_ms).padStart(9)} ${String(r.hit).padStart(9)} ${String(r.read).padStart(10)} ${String(r.wal_bytes).padStart(10)}  ${r.query}`)].join('\n');
+  return [
+    'pg_stat_statements (by total time):',
+    '     calls  mean ms  total ms  blks hit  blks read  WAL bytes  query',
+    ...rows.map(
+      (r) =>
+        `  ${String(r.calls).padStart(8)} ${String(r.mean_ms).padStart(8)} ${String(r.total_ms).padStart(9)} ${String(r.hit).padStart(9)} ${String(r.read).padStart(10)} ${String(r.wal_bytes).padStart(10)}  ${r.query}`,
+    ),
+  ].join('\n');
 }
 
 module.exports = { sampleWaits, statements, formatWaits, formatStatements };

@@ -70,7 +70,11 @@ async function main(): Promise<void> {
         for (const query of queries) {
           for (const side of r % 2 ? [off, on] : [on, off]) {
             const t = performance.now();
-            const res = await fetch(`${side.base}/api/search`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': side.key }, body: JSON.stringify({ query, limit: 10 }) });
+            const res = await fetch(`${side.base}/api/search`, {
+              method: 'POST',
+              headers: { 'Content-Type': 'application/json', 'X-API-Key': side.key },
+              body: JSON.stringify({ query, limit: 10 }),
+            });
             if (res.status !== 200) throw new Error(`search answered ${res.status}: ${await res.text()}`);
             const body = (await res.json()) as { data: { engine: string } };
             if (r > 0) {
@@ -82,7 +86,14 @@ async function main(): Promise<void> {
       }
       const [{ n }] = await scratch.db.query(`SELECT count(*)::int AS n FROM courses WHERE published`);
       for (const side of [on, off]) {
-        table.push([label, String(n), side === on ? 'on' : 'off', ...stats(side.http), `${Math.round((100 * side.semantic) / side.http.length)} %`, `${(side.ready / 1000).toFixed(1)} s`]);
+        table.push([
+          label,
+          String(n),
+          side === on ? 'on' : 'off',
+          ...stats(side.http),
+          `${Math.round((100 * side.semantic) / side.http.length)} %`,
+          `${(side.ready / 1000).toFixed(1)} s`,
+        ]);
         await side.app.close();
       }
     };
@@ -102,7 +113,7 @@ async function main(): Promise<void> {
       process.stdout.write(`| semantic engine | process start to /health/ready | to engine ready | RSS when ready |\n|---|---|---|---|\n`);
       for (const r of rows) process.stdout.write(`| ${r.join(' | ')} |\n`);
     } else {
-      process.stdout.write('\n(run `npm run build` first to measure the built service\'s start-up and RSS)\n');
+      process.stdout.write("\n(run `npm run build` first to measure the built service's start-up and RSS)\n");
     }
   } finally {
     await scratch.drop();
@@ -145,7 +156,10 @@ async function startService(databaseUrl: string, engine: boolean): Promise<strin
   try {
     let ready = 0;
     while (!ready && performance.now() - started < 120_000) {
-      const ok = await fetch(`http://127.0.0.1:${port}/health/ready`).then((r) => r.ok, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/health/ready`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) ready = performance.now() - started;
       else await new Promise((r) => setTimeout(r, 50));
     }

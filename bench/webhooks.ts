@@ -78,7 +78,13 @@ async function main(): Promise<void> {
     runner.run(async (tx) => {
       for (const key of keys) {
         if (!sent.has(key)) sent.set(key, performance.now()); // a retried event's latency counts from its first try
-        await tx.record(scope, 'user.registered', { user_id: 1, external_user_id: key, name: 'Bench User', email: 'bench@example.com', registered_at: new Date().toISOString() });
+        await tx.record(scope, 'user.registered', {
+          user_id: 1,
+          external_user_id: key,
+          name: 'Bench User',
+          email: 'bench@example.com',
+          registered_at: new Date().toISOString(),
+        });
       }
     });
   // On a loaded machine a transaction can wait past the pool's connect timeout (1.5 s): try again rather than lose the
@@ -132,7 +138,12 @@ async function main(): Promise<void> {
   // maximum sustained deliveries per second, and a plain undici POST loop to the same receiver, same body size,
   // same concurrency as the worker.
   const agent = new Agent({ connections: 128 });
-  const sample = JSON.stringify({ event: 'user.registered', timestamp: new Date().toISOString(), webhook_id: 'whd_0000000000000000000000', data: { user_id: 1, external_user_id: 'plain-000000', name: 'Bench User', email: 'bench@example.com', registered_at: new Date().toISOString() } });
+  const sample = JSON.stringify({
+    event: 'user.registered',
+    timestamp: new Date().toISOString(),
+    webhook_id: 'whd_0000000000000000000000',
+    data: { user_id: 1, external_user_id: 'plain-000000', name: 'Bench User', email: 'bench@example.com', registered_at: new Date().toISOString() },
+  });
   const deliveryRates: number[] = [];
   const plainRates: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -166,7 +177,12 @@ async function main(): Promise<void> {
   const out = {
     latency_events: LATENCY_EVENTS,
     rate_events_per_s: RATE,
-    latency_ms: { p50: +percentile(latencies, 50).toFixed(1), p90: +percentile(latencies, 90).toFixed(1), p99: +percentile(latencies, 99).toFixed(1), max: +latencies[latencies.length - 1].toFixed(1) },
+    latency_ms: {
+      p50: +percentile(latencies, 50).toFixed(1),
+      p90: +percentile(latencies, 90).toFixed(1),
+      p99: +percentile(latencies, 99).toFixed(1),
+      max: +latencies[latencies.length - 1].toFixed(1),
+    },
     throughput_events: THROUGHPUT_EVENTS,
     rounds: ROUNDS,
     webhook_deliveries_per_s: Math.round(median(deliveryRates)),

@@ -96,15 +96,23 @@ export class Search1763800020000 implements MigrationInterface {
         RETURN NULL;
       END $$`);
 
-    await q.query(`CREATE TRIGGER search_courses_inserted AFTER INSERT ON courses REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_courses_inserted()`);
+    await q.query(
+      `CREATE TRIGGER search_courses_inserted AFTER INSERT ON courses REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_courses_inserted()`,
+    );
     // Row level with a WHEN: enrolment counters and publishing update courses often and must not rebuild documents.
     await q.query(`
       CREATE TRIGGER search_course_changed AFTER UPDATE ON courses FOR EACH ROW
         WHEN ((OLD.title, OLD.description, OLD.category, OLD.organisation, OLD.tutor_id) IS DISTINCT FROM (NEW.title, NEW.description, NEW.category, NEW.organisation, NEW.tutor_id))
         EXECUTE FUNCTION search_course_changed()`);
-    await q.query(`CREATE TRIGGER search_topics_inserted AFTER INSERT ON topics REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_topics_changed()`);
-    await q.query(`CREATE TRIGGER search_topics_updated AFTER UPDATE ON topics REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_topics_changed()`);
-    await q.query(`CREATE TRIGGER search_topics_deleted AFTER DELETE ON topics REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_topics_changed()`);
+    await q.query(
+      `CREATE TRIGGER search_topics_inserted AFTER INSERT ON topics REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_topics_changed()`,
+    );
+    await q.query(
+      `CREATE TRIGGER search_topics_updated AFTER UPDATE ON topics REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_topics_changed()`,
+    );
+    await q.query(
+      `CREATE TRIGGER search_topics_deleted AFTER DELETE ON topics REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_topics_changed()`,
+    );
     await q.query(`
       CREATE TRIGGER search_tutor_renamed AFTER UPDATE ON tutors FOR EACH ROW
         WHEN (OLD.name IS DISTINCT FROM NEW.name) EXECUTE FUNCTION search_tutor_renamed()`);

@@ -59,9 +59,7 @@ export class CreditsAndEnrollment1763800030000 implements MigrationInterface {
           (kind = 'topup' AND amount BETWEEN 1 AND 1000000 AND enrollment_id IS NULL)
           OR (kind = 'enrollment' AND amount < 0 AND enrollment_id IS NOT NULL))
       )`);
-    await q.query(
-      `CREATE UNIQUE INDEX credit_transactions_reference_uq ON credit_transactions (partner_id, mode, reference) WHERE reference IS NOT NULL`,
-    );
+    await q.query(`CREATE UNIQUE INDEX credit_transactions_reference_uq ON credit_transactions (partner_id, mode, reference) WHERE reference IS NOT NULL`);
     await q.query(`CREATE INDEX credit_transactions_user_idx ON credit_transactions (user_id, created_at DESC, id DESC)`);
 
     // The ledger is append-only: corrections are new rows, never edits.

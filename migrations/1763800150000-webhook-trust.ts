@@ -16,7 +16,9 @@ export class WebhookTrust1763800150000 implements MigrationInterface {
         ADD COLUMN failing_since timestamptz,
         ADD CONSTRAINT webhook_subscriptions_previous_secret_check CHECK ((secret_previous_encrypted IS NULL) = (previous_secret_expires_at IS NULL))`);
     await q.query(`ALTER TABLE webhook_deliveries DROP CONSTRAINT webhook_deliveries_status_check`);
-    await q.query(`ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_status_check CHECK (status IN ('pending', 'delivered', 'failed', 'skipped'))`);
+    await q.query(
+      `ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_status_check CHECK (status IN ('pending', 'delivered', 'failed', 'skipped'))`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

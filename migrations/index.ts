@@ -20,4 +20,25 @@ import { EnrollmentCountShards1763800130000 } from './1763800130000-enrollment-c
 import { WebhookTrust1763800150000 } from './1763800150000-webhook-trust';
 
 /** Every migration in order. A new migration is added here as well, so the build, the CLI and the tests run the same list. */
-export const MIGRATIONS = [Catalogue1763800000000, Outbox1763800001000, PartnersAndKeys1763800002000, Users1763800003000, Webhooks1763800010000, Search1763800020000, CreditsAndEnrollment1763800030000, Certificates1763800040000, Webinars1763800050000, EnrollmentCountTrigger1763800060000, SearchFacts1763800070000, SearchWordVectors1763800080000, CredentialSigningKey1763800090000, AttendeeLinkTokens1763800100000, IdempotencyKeys1763800110000, UsageCounters1763800111000, DeliverySchedule1763800112000, Jobs1763800120000, EnrollmentCountShards1763800130000, WebhookTrust1763800150000];
+export const MIGRATIONS = [
+  Catalogue1763800000000,
+  Outbox1763800001000,
+  PartnersAndKeys1763800002000,
+  Users1763800003000,
+  Webhooks1763800010000,
+  Search1763800020000,
+  CreditsAndEnrollment1763800030000,
+  Certificates1763800040000,
+  Webinars1763800050000,
+  EnrollmentCountTrigger1763800060000,
+  SearchFacts1763800070000,
+  SearchWordVectors1763800080000,
+  CredentialSigningKey1763800090000,
+  AttendeeLinkTokens1763800100000,
+  IdempotencyKeys1763800110000,
+  UsageCounters1763800111000,
+  DeliverySchedule1763800112000,
+  Jobs1763800120000,
+  EnrollmentCountShards1763800130000,
+  WebhookTrust1763800150000,
+];

@@ -37,9 +37,13 @@ if (!path && !process.env.CHROMIUM_PATH) {
   const sudo = !root && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
   const hasApt = spawnSync('sh', ['-c', 'command -v apt-get'], { stdio: 'ignore' }).status === 0;
   if (hasApt && (root || sudo)) {
-    process.stderr.write('Chromium is missing (the browser tests need it): installing Debian\'s chromium package…\n');
+    process.stderr.write("Chromium is missing (the browser tests need it): installing Debian's chromium package…\n");
     const prefix = root ? [] : ['sudo', '-n'];
-    const run = (args) => execFileSync(prefix[0] ?? args[0], prefix.length ? [...prefix.slice(1), ...args] : args.slice(1), { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    const run = (args) =>
+      execFileSync(prefix[0] ?? args[0], prefix.length ? [...prefix.slice(1), ...args] : args.slice(1), {
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      });
     try {
       run(['apt-get', 'update', '-qq']);
       run(['apt-get', 'install', '-y', '-qq', 'chromium']);

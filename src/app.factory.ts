@@ -38,13 +38,17 @@ export interface CreateAppOptions {
 
 /** Builds the HTTP application exactly as production runs it; tests and the benchmark use the same function. */
 export async function createApp(config: AppConfig, options: CreateAppOptions = { worker: config.runWorker }): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.register({ api: true, worker: options.worker, logStream: options.logStream }), new DrainingExpressAdapter(), {
-    bodyParser: false,
-    bufferLogs: true,
-    // A failing start-up throws to the caller (main prints it and exits 1; a test sees its cause) instead of Nest
-    // calling process.exit itself.
-    abortOnError: false,
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.register({ api: true, worker: options.worker, logStream: options.logStream }),
+    new DrainingExpressAdapter(),
+    {
+      bodyParser: false,
+      bufferLogs: true,
+      // A failing start-up throws to the caller (main prints it and exits 1; a test sees its cause) instead of Nest
+      // calling process.exit itself.
+      abortOnError: false,
+    },
+  );
   const logger = app.get(AppLogger);
   app.useLogger(logger);
   warnAboutDevelopmentDefaults(logger, config);
@@ -63,11 +67,25 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   const corsHandler = corsMiddleware({
     origin: (origin, callback) => {
       if (!origin) return callback(null, false);
-      origins.isAllowed(origin).then((ok) => callback(null, ok), () => callback(null, false));
+      origins.isAllowed(origin).then(
+        (ok) => callback(null, ok),
+        () => callback(null, false),
+      );
     },
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: ['X-API-Key', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
-    exposedHeaders: ['X-Request-Id', 'Location', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'ETag'],
+    exposedHeaders: [
+      'X-Request-Id',
+      'Location',
+      'X-Quota-Limit',
+      'X-Quota-Remaining',
+      'X-Quota-Reset',
+      'RateLimit',
+      'RateLimit-Policy',
+      'Retry-After',
+      'Idempotent-Replayed',
+      'ETag',
+    ],
     maxAge: 600,
   });
   // Server-to-server calls carry no Origin: they skip CORS entirely (the allowlist itself is checked by the guard).

@@ -40,17 +40,26 @@ export interface AppModuleOptions {
 }
 
 /** Shared by the API and the worker: configuration, logging, PostgreSQL, Redis, the event bus. */
-const CORE = [
-  AppConfigModule,
-  EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false }),
-  DatabaseModule,
-  RedisModule,
-  EventsModule,
-  MetricsModule,
-];
+const CORE = [AppConfigModule, EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false }), DatabaseModule, RedisModule, EventsModule, MetricsModule];
 
 /** Feature modules: each owns its tables, routes and events. */
-const FEATURES = [AuthModule, ApiKeysModule, PlansModule, PartnersModule, CoursesModule, UsersModule, CreditsModule, EnrollmentModule, CertificatesModule, IdempotencyModule, WebhooksModule, WebinarsModule, SearchModule, JobsModule, HealthModule];
+const FEATURES = [
+  AuthModule,
+  ApiKeysModule,
+  PlansModule,
+  PartnersModule,
+  CoursesModule,
+  UsersModule,
+  CreditsModule,
+  EnrollmentModule,
+  CertificatesModule,
+  IdempotencyModule,
+  WebhooksModule,
+  WebinarsModule,
+  SearchModule,
+  JobsModule,
+  HealthModule,
+];
 
 /** Modules holding BullMQ processors and background loops, loaded where `worker` is on. */
 const WORKERS: DynamicModule['imports'] = [WebhooksWorkerModule, SearchWorkerModule, JobsWorkerModule, IdempotencyWorkerModule, CoursesWorkerModule];
@@ -60,7 +69,13 @@ export class AppModule implements NestModule {
   static register(options: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [LoggingModule.forRoot(loadConfigOrExit(), options.logStream), ...CORE, ...FEATURES, ...(options.api ? [AdminQueuesModule] : []), ...(options.worker ? (WORKERS ?? []) : [])],
+      imports: [
+        LoggingModule.forRoot(loadConfigOrExit(), options.logStream),
+        ...CORE,
+        ...FEATURES,
+        ...(options.api ? [AdminQueuesModule] : []),
+        ...(options.worker ? (WORKERS ?? []) : []),
+      ],
     };
   }
 

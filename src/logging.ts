@@ -57,7 +57,13 @@ export function requestLogLine(logger: PinoLogger): FinishedRequestObserver {
     lines[level](
       {
         request_id: requestIdOf(req),
-        req: { method: req.method, url: maskUrl(req.originalUrl), remoteAddress: req.socket.remoteAddress, origin: req.headers.origin, userAgent: req.headers['user-agent'] },
+        req: {
+          method: req.method,
+          url: maskUrl(req.originalUrl),
+          remoteAddress: req.socket.remoteAddress,
+          origin: req.headers.origin,
+          userAgent: req.headers['user-agent'],
+        },
         res: { statusCode: status },
         responseTime: Math.round(elapsedMs),
       },

@@ -16,7 +16,10 @@ const TAGS: Array<[string, string]> = [
   ['Users', 'Your learners (per mode), identified by our id or your `external_user_id`.'],
   ['Credits', 'Learner credit balances: top-ups (idempotent by `reference`), balance and the append-only ledger.'],
   ['Enrolment', 'Enrol learners in published courses (paid with credits) and record their progress topic by topic.'],
-  ['Certificates', 'Certificates issued on completion: issue, public verification (JSON), the PDF, and the signed Open Badges 3.0 credential with its public key set.'],
+  [
+    'Certificates',
+    'Certificates issued on completion: issue, public verification (JSON), the PDF, and the signed Open Badges 3.0 credential with its public key set.',
+  ],
   ['Webinars', 'Live webinar rooms: schedule, start, register, join, attendance and end.'],
   ['Search', 'Natural-language course search with filters understood from the words.'],
   ['Webhooks', 'Signed webhook subscriptions for the nine event types, their deliveries and redelivery.'],
@@ -47,7 +50,9 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Your partner API key.' }, API_KEY_SCHEME)
     .addSecurityRequirements(API_KEY_SCHEME);
   for (const [name, description] of TAGS) builder.addTag(name, description);
-  const document = SwaggerModule.createDocument(app, builder.build(), { operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` });
+  const document = SwaggerModule.createDocument(app, builder.build(), {
+    operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
+  });
   document.components = { ...document.components, responses: { ...document.components?.responses, [INTERNAL_ERROR]: internalErrorResponse() } };
   for (const [path, item] of Object.entries(document.paths)) {
     for (const op of Object.values(item) as Array<MarkedOperation | null>) {

@@ -30,15 +30,30 @@ export class Faults {
   ) {}
 
   async postgresOutage(ms: number): Promise<void> {
-    await this.during('PostgreSQL stopped', ms, () => this.pg.stop(), () => this.pg.start().then(() => undefined));
+    await this.during(
+      'PostgreSQL stopped',
+      ms,
+      () => this.pg.stop(),
+      () => this.pg.start().then(() => undefined),
+    );
   }
 
   async postgresFreeze(ms: number): Promise<void> {
-    await this.during('PostgreSQL frozen', ms, () => this.pg.pause(), () => this.pg.resume());
+    await this.during(
+      'PostgreSQL frozen',
+      ms,
+      () => this.pg.pause(),
+      () => this.pg.resume(),
+    );
   }
 
   async redisFreeze(ms: number): Promise<void> {
-    await this.during('Redis frozen (SIGSTOP)', ms, () => this.redis.freeze(), () => this.redis.thaw());
+    await this.during(
+      'Redis frozen (SIGSTOP)',
+      ms,
+      () => this.redis.freeze(),
+      () => this.redis.thaw(),
+    );
   }
 
   /** Empties Redis (queues, counters, idempotency records, caches) after noting the quota counters. */
@@ -65,7 +80,9 @@ export class Faults {
   }
 
   describe(start: number): string {
-    return this.windows.map((w) => `${w.name} at ${Math.round((w.from - start) / 1000)} s${w.to > w.from ? ` for ${Math.round((w.to - w.from) / 1000)} s` : ''}`).join('; ');
+    return this.windows
+      .map((w) => `${w.name} at ${Math.round((w.from - start) / 1000)} s${w.to > w.from ? ` for ${Math.round((w.to - w.from) / 1000)} s` : ''}`)
+      .join('; ');
   }
 
   private async during(name: string, ms: number, begin: () => unknown, end: () => Promise<void> | void): Promise<void> {
@@ -120,7 +137,9 @@ export function quotaCheck(stats: Stats, wipe: Faults['wipe'], end: QuotaSnapsho
  * applied twice, whether its record was made before or after Redis was emptied.
  */
 export async function idempotencyCheck(stats: Stats, apis: string[], wipeAt: number | undefined): Promise<Check> {
-  const replayable = stats.keyed.filter((c) => c.status < 500 && !(c.status === 409 && (c.response as { error?: { code?: string } })?.error?.code === 'idempotency_request_in_progress'));
+  const replayable = stats.keyed.filter(
+    (c) => c.status < 500 && !(c.status === 409 && (c.response as { error?: { code?: string } })?.error?.code === 'idempotency_request_in_progress'),
+  );
   let mismatched = 0;
   let example = '';
   for (let i = 0; i < replayable.length; i++) {

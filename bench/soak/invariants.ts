@@ -33,11 +33,27 @@ export async function dataChecks(db: DataSource): Promise<Check[]> {
            count(*) FILTER (WHERE w.seats_taken <> coalesce(a.n, 0))::int AS miscounted
       FROM webinars w LEFT JOIN (SELECT webinar_id, count(*) AS n FROM webinar_attendees GROUP BY webinar_id) a ON a.webinar_id = w.id`);
   return [
-    { name: 'balances = ledger sums', value: `${ledger.accounts} accounts, ${ledger.mismatched} mismatched, ${orphanLedger.n} ledgers without account`, ok: ledger.mismatched === 0 && orphanLedger.n === 0 },
+    {
+      name: 'balances = ledger sums',
+      value: `${ledger.accounts} accounts, ${ledger.mismatched} mismatched, ${orphanLedger.n} ledgers without account`,
+      ok: ledger.mismatched === 0 && orphanLedger.n === 0,
+    },
     { name: 'no negative balance', value: `${ledger.negative} negative (total ${ledger.total} credits)`, ok: ledger.negative === 0 },
-    { name: 'course enrolled = enrolment rows', value: `${counts.courses} courses, ${counts.enrolments} enrolments, ${counts.mismatched} mismatched`, ok: counts.mismatched === 0 },
-    { name: 'completed enrolments have a certificate', value: `${completed.completed} completed, ${completed.without_certificate} without`, ok: completed.without_certificate === 0 },
-    { name: 'webinar seats within max_attendees', value: `${seats.webinars} webinars, ${seats.over} over capacity, ${seats.miscounted} seat counts off`, ok: seats.over === 0 && seats.miscounted === 0 },
+    {
+      name: 'course enrolled = enrolment rows',
+      value: `${counts.courses} courses, ${counts.enrolments} enrolments, ${counts.mismatched} mismatched`,
+      ok: counts.mismatched === 0,
+    },
+    {
+      name: 'completed enrolments have a certificate',
+      value: `${completed.completed} completed, ${completed.without_certificate} without`,
+      ok: completed.without_certificate === 0,
+    },
+    {
+      name: 'webinar seats within max_attendees',
+      value: `${seats.webinars} webinars, ${seats.over} over capacity, ${seats.miscounted} seat counts off`,
+      ok: seats.over === 0 && seats.miscounted === 0,
+    },
   ];
 }
 
@@ -93,11 +109,23 @@ export async function deliveryChecks(db: DataSource, receivers: SoakReceiver[], 
   const unexpected = [...ids].filter((id) => !known.has(id)).length;
   const twiceOk = [...receipts.values()].filter((xs) => xs.filter((x) => x.answered >= 200 && x.answered < 300).length > 1).length;
   return [
-    { name: 'events × matching subscriptions', value: `${expected.length} expected deliveries (${new Set(expected.map((e) => e.event_id)).size} events)`, ok: expected.length > 0 },
+    {
+      name: 'events × matching subscriptions',
+      value: `${expected.length} expected deliveries (${new Set(expected.map((e) => e.event_id)).size} events)`,
+      ok: expected.length > 0,
+    },
     { name: 'every pair has a delivery row', value: `${missingRow} missing`, ok: missingRow === 0 },
     { name: 'every delivery delivered', value: `${notDelivered} not delivered`, ok: notDelivered === 0 },
-    { name: 'every delivery received (2xx) at its endpoint', value: `${notReceived} never received, ${wrongEndpoint} at wrong endpoint`, ok: notReceived === 0 && wrongEndpoint === 0 },
-    { name: 'same webhook_id and bytes across retries', value: `${all.length} receipts of ${ids.size} ids (${all.length - ids.size} retries), ${inconsistent} inconsistent`, ok: inconsistent === 0 },
+    {
+      name: 'every delivery received (2xx) at its endpoint',
+      value: `${notReceived} never received, ${wrongEndpoint} at wrong endpoint`,
+      ok: notReceived === 0 && wrongEndpoint === 0,
+    },
+    {
+      name: 'same webhook_id and bytes across retries',
+      value: `${all.length} receipts of ${ids.size} ids (${all.length - ids.size} retries), ${inconsistent} inconsistent`,
+      ok: inconsistent === 0,
+    },
     { name: 'signatures valid', value: `${badSignature} invalid`, ok: badSignature === 0 },
     { name: 'no delivery for a non-matching subscription', value: `${unexpected} unexpected ids`, ok: unexpected === 0 },
     { name: 'accepted twice (timeout after 2xx, at-least-once)', value: `${twiceOk} ids`, ok: true },
@@ -113,7 +141,13 @@ export async function acknowledgedChecks(db: DataSource, acknowledged: Stats['ac
             (SELECT count(*) FROM webinars WHERE id = ANY ($4::varchar[]))::int AS webinars`,
     [acknowledged.users, acknowledged.transactions, acknowledged.enrollments, acknowledged.webinars],
   );
-  const parts = (['users', 'transactions', 'enrollments', 'webinars'] as const).map((k) => ({ k, sent: new Set<unknown>(acknowledged[k]).size, found: found[k] as number }));
+  const parts = (['users', 'transactions', 'enrollments', 'webinars'] as const).map((k) => ({
+    k,
+    sent: new Set<unknown>(acknowledged[k]).size,
+    found: found[k] as number,
+  }));
   const missing = parts.reduce((n, p) => n + p.sent - p.found, 0);
-  return [{ name: 'every acknowledged write present', value: `${parts.map((p) => `${p.found}/${p.sent} ${p.k}`).join(', ')}; ${missing} missing`, ok: missing === 0 }];
+  return [
+    { name: 'every acknowledged write present', value: `${parts.map((p) => `${p.found}/${p.sent} ${p.k}`).join(', ')}; ${missing} missing`, ok: missing === 0 },
+  ];
 }

@@ -37,7 +37,17 @@ const REQUEST_TIMEOUT_MS = 5000;
 const CLIENT_SLACK_MS = 1000;
 const BEHAVIOURS: Behaviour[] = ['fast', 'slow', 'flaky', 'outage'];
 const EVENT_SETS = [
-  ['user.registered', 'course.enrolled', 'course.progress', 'course.completed', 'certificate.issued', 'credits.purchased', 'webinar.started', 'webinar.joined', 'webinar.ended'],
+  [
+    'user.registered',
+    'course.enrolled',
+    'course.progress',
+    'course.completed',
+    'certificate.issued',
+    'credits.purchased',
+    'webinar.started',
+    'webinar.joined',
+    'webinar.ended',
+  ],
   ['course.completed', 'certificate.issued'],
   ['credits.purchased', 'course.enrolled'],
 ];
@@ -47,7 +57,9 @@ const mb = (bytes: number) => `${Math.round(bytes / 1048576)} MB`;
 
 function rssOf(pid: number): number {
   try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('VmRSS:'));
     return Number(line?.match(/(\d+)/)?.[1] ?? 0) * 1024;
   } catch {
     return 0;
@@ -99,7 +111,11 @@ async function main(): Promise<void> {
     await Promise.all(receivers.map((r) => r.start()));
     const courses: SoakCourse[] = [];
     for (let i = 0; i < 6; i++) {
-      const { course, topics } = await createCourse(db, { title: `Soak course ${i}`, creditCost: [0, 10, 25][i % 3], topics: [false, true, false].slice(0, 2 + (i % 2)) });
+      const { course, topics } = await createCourse(db, {
+        title: `Soak course ${i}`,
+        creditCost: [0, 10, 25][i % 3],
+        topics: [false, true, false].slice(0, 2 + (i % 2)),
+      });
       courses.push({ id: course.id, creditCost: course.creditCost, topics: topics.map((t) => ({ id: t.id, hasQuiz: t.hasQuiz })) });
     }
 
@@ -120,7 +136,9 @@ async function main(): Promise<void> {
     const partnerOfKey = new Map<string, number>();
     const secrets = new Map<string, string>();
     for (let i = 0; i < PARTNERS; i++) {
-      const created = await ctx.get(PartnersService).create({ name: `Soak partner ${i}`, email: `soak-${i}-${run}@example.com`, plan: i % 4 === 3 ? 'growth' : 'enterprise', mode: 'test' });
+      const created = await ctx
+        .get(PartnersService)
+        .create({ name: `Soak partner ${i}`, email: `soak-${i}-${run}@example.com`, plan: i % 4 === 3 ? 'growth' : 'enterprise', mode: 'test' });
       const key = created.api_key.key;
       partnerOfKey.set(key, created.partner.id);
       for (let s = 0; s < (i % 2 ? 2 : 1); s++) {
@@ -212,16 +230,34 @@ async function main(): Promise<void> {
 
     const checks: Check[] = [];
     const requests = [...stats.byRoute.values()].reduce((n, r) => n + r.count, 0);
-    checks.push({ name: 'requests', value: `${requests} in ${trafficSeconds} s (${Math.round(requests / trafficSeconds)}/s) over 2 APIs, ${partners.length * VUS_PER_PARTNER} clients`, ok: requests > 0 });
+    checks.push({
+      name: 'requests',
+      value: `${requests} in ${trafficSeconds} s (${Math.round(requests / trafficSeconds)}/s) over 2 APIs, ${partners.length * VUS_PER_PARTNER} clients`,
+      ok: requests > 0,
+    });
     for (const [route, r] of [...stats.byRoute].sort()) {
-      const statuses = [...r.statuses].sort().map(([s, n]) => `${s}×${n}`).join(' ');
-      checks.push({ name: `  ${route}`, value: `${statuses}; avg ${Math.round(r.totalMs / r.count)} ms, max ${Math.round(r.maxMs)} ms`, ok: ![...r.statuses.keys()].some((s) => s >= 500 && s !== 503) });
+      const statuses = [...r.statuses]
+        .sort()
+        .map(([s, n]) => `${s}×${n}`)
+        .join(' ');
+      checks.push({
+        name: `  ${route}`,
+        value: `${statuses}; avg ${Math.round(r.totalMs / r.count)} ms, max ${Math.round(r.maxMs)} ms`,
+        ok: ![...r.statuses.keys()].some((s) => s >= 500 && s !== 503),
+      });
     }
     const graceMs = REQUEST_TIMEOUT_MS + 3000;
     const not503 = stats.serverErrors.filter((e) => e.status !== 503);
     const stray503 = stats.serverErrors.filter((e) => e.status === 503 && !faults.affected(e.at, REQUEST_TIMEOUT_MS, graceMs));
     const slowest = Math.max(...[...stats.byRoute.values()].map((r) => r.maxMs));
-    checks.push({ name: 'no 500 (or other 5xx but 503)', value: `${not503.length} (${not503.slice(0, 2).map((e) => `${e.route} ${e.status} ${e.body}`).join(' | ')})`, ok: not503.length === 0 });
+    checks.push({
+      name: 'no 500 (or other 5xx but 503)',
+      value: `${not503.length} (${not503
+        .slice(0, 2)
+        .map((e) => `${e.route} ${e.status} ${e.body}`)
+        .join(' | ')})`,
+      ok: not503.length === 0,
+    });
     checks.push({
       name: '503 only while a dependency is down or frozen',
       value: `${stats.serverErrors.length - not503.length} × 503, ${stray503.length} outside the faults (−${REQUEST_TIMEOUT_MS / 1000} s, +${graceMs / 1000} s)${stray503
@@ -235,10 +271,18 @@ async function main(): Promise<void> {
       const id = /"request_id":"([^"]+)"/.exec(e.body)?.[1];
       for (const p of procs) for (const line of p.output) if (id && line.includes(id)) console.log(`${p.name}: ${line.slice(0, 600)}`);
     }
-    checks.push({ name: 'no request over REQUEST_TIMEOUT_MS', value: `slowest answer ${Math.round(slowest)} ms (bound ${REQUEST_TIMEOUT_MS} ms + ${CLIENT_SLACK_MS} ms client slack)`, ok: slowest <= REQUEST_TIMEOUT_MS + CLIENT_SLACK_MS });
+    checks.push({
+      name: 'no request over REQUEST_TIMEOUT_MS',
+      value: `slowest answer ${Math.round(slowest)} ms (bound ${REQUEST_TIMEOUT_MS} ms + ${CLIENT_SLACK_MS} ms client slack)`,
+      ok: slowest <= REQUEST_TIMEOUT_MS + CLIENT_SLACK_MS,
+    });
     checks.push({ name: 'no network errors', value: `${stats.networkErrors}`, ok: stats.networkErrors === 0 });
     checks.push({ name: 'no negative credits_remaining seen', value: `${stats.negativeBalances}`, ok: stats.negativeBalances === 0 });
-    checks.push({ name: 'queue drained', value: `${backlog.pending} pending, ${backlog.undispatched} undispatched, after ${(drainMs / 1000).toFixed(1)} s`, ok: backlog.pending === 0 && backlog.undispatched === 0 });
+    checks.push({
+      name: 'queue drained',
+      value: `${backlog.pending} pending, ${backlog.undispatched} undispatched, after ${(drainMs / 1000).toFixed(1)} s`,
+      ok: backlog.pending === 0 && backlog.undispatched === 0,
+    });
     checks.push(...(await acknowledgedChecks(db, stats.acknowledged)));
     checks.push(quotaCheck(stats, faults.wipe, quotaAtEnd, partnerOfKey));
     checks.push(idempotency);
@@ -252,7 +296,11 @@ async function main(): Promise<void> {
       // Stable: the end of the run is within 50% (+32 MB of slack) of the warm baseline.
       checks.push({ name: `RSS ${name}`, value: `warm ${mb(base)}, end ${mb(end)}, max ${mb(max)}`, ok: end <= base * 1.5 + 32 * 1048576 });
     }
-    checks.push({ name: 'faults', value: `${faults.describe(t0)}; receiver outage ${OUTAGE_MS / 1000} s at ${SECONDS * 0.25} s; worker-1 SIGKILL at ${killAt / 1000} s`, ok: true });
+    checks.push({
+      name: 'faults',
+      value: `${faults.describe(t0)}; receiver outage ${OUTAGE_MS / 1000} s at ${SECONDS * 0.25} s; worker-1 SIGKILL at ${killAt / 1000} s`,
+      ok: true,
+    });
 
     printTable(checks, (Date.now() - started) / 1000);
     failed = checks.some((c) => !c.ok);

@@ -30,7 +30,15 @@ export interface Stats {
 }
 
 export function newStats(): Stats {
-  return { byRoute: new Map(), serverErrors: [], networkErrors: 0, negativeBalances: 0, calls: [], acknowledged: { users: [], transactions: [], enrollments: [], webinars: [] }, keyed: [] };
+  return {
+    byRoute: new Map(),
+    serverErrors: [],
+    networkErrors: 0,
+    negativeBalances: 0,
+    calls: [],
+    acknowledged: { users: [], transactions: [], enrollments: [], webinars: [] },
+    keyed: [],
+  };
 }
 
 const QUERIES = ['beginner course', 'free data course', 'advanced design under 5 hours', 'learn pyhton', 'soak course', 'management for beginners'];
@@ -133,12 +141,18 @@ export class VirtualUser {
   private async webinarStep(): Promise<void> {
     const w = this.webinar;
     if (!w) {
-      const r = await this.call('POST', '/api/webinars/create', 'webinars.create', {
-        title: `Soak webinar ${id()}`,
-        host_id: pick(this.users),
-        scheduled_at: new Date(Date.now() + 60_000).toISOString(),
-        max_attendees: 4,
-      }, `webinar-${id()}`);
+      const r = await this.call(
+        'POST',
+        '/api/webinars/create',
+        'webinars.create',
+        {
+          title: `Soak webinar ${id()}`,
+          host_id: pick(this.users),
+          scheduled_at: new Date(Date.now() + 60_000).toISOString(),
+          max_attendees: 4,
+        },
+        `webinar-${id()}`,
+      );
       if (r.status === 201) {
         this.webinar = { id: r.body.data.webinar_id, state: 'scheduled', joins: 0 };
         this.stats.acknowledged.webinars.push(r.body.data.webinar_id);

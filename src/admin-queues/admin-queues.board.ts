@@ -40,7 +40,11 @@ export class AdminQueuesBoard implements OnApplicationShutdown {
       return queue;
     });
     this.serverAdapter.setBasePath(ADMIN_QUEUES_PATH);
-    createBullBoard({ queues: this.queues.map((q) => new BullMQAdapter(q)), serverAdapter: this.serverAdapter, options: { uiConfig: { boardTitle: 'Partner API queues' } } });
+    createBullBoard({
+      queues: this.queues.map((q) => new BullMQAdapter(q)),
+      serverAdapter: this.serverAdapter,
+      options: { uiConfig: { boardTitle: 'Partner API queues' } },
+    });
   }
 
   /** Admin authentication first, then the dashboard's own router (pages, static assets and its JSON API). */

@@ -49,7 +49,9 @@ export class KeysService {
   async revoke(keyId: string): Promise<KeyView> {
     if (!/^key_[0-9A-Za-z]{1,36}$/.test(keyId)) throw new DomainError('api_key_not_found');
     // id: varchar
-    const rows = await returning<{ id: string }>(this.dataSource, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id`, [keyId]);
+    const rows = await returning<{ id: string }>(this.dataSource, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id`, [
+      keyId,
+    ]);
     if (!rows.length) throw new DomainError('api_key_not_found');
     await this.store.invalidate();
     const key = await this.dataSource.getRepository(ApiKey).findOneByOrFail({ id: keyId });

@@ -9,5 +9,4 @@ export const PLAN_FEATURE = 'auth:plan_feature';
 export const AdminOnly = () => applyDecorators(SetMetadata(ADMIN_ONLY, true), ApiExtension('x-admin-only', true));
 
 /** The endpoint group a route belongs to; the caller's plan must include it (401 endpoint_not_in_plan). */
-export const PlanFeature = (feature: PlanFeatureName) =>
-  applyDecorators(SetMetadata(PLAN_FEATURE, feature), ApiExtension('x-plan-feature', feature));
+export const PlanFeature = (feature: PlanFeatureName) => applyDecorators(SetMetadata(PLAN_FEATURE, feature), ApiExtension('x-plan-feature', feature));

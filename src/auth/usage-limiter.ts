@@ -78,7 +78,11 @@ export class UsageLimiter {
     const quotaKey = this.quotaKey(partnerId, mode, month);
     const ttl = reset - second + 7 * 86400;
     const run = async () =>
-      (await this.redis.client.eval(SCRIPT, 2, this.redis.key('rate', keyId, second), quotaKey, ratePerSecond, monthlyQuota ?? -1, ttl)) as [number, number, number];
+      (await this.redis.client.eval(SCRIPT, 2, this.redis.key('rate', keyId, second), quotaKey, ratePerSecond, monthlyQuota ?? -1, ttl)) as [
+        number,
+        number,
+        number,
+      ];
     let [status, n, used] = await run();
     for (let restores = 0; status === 3; restores++) {
       if (restores === 3) throw new DomainError('service_unavailable');

@@ -13,7 +13,10 @@ export class AdminCertificatesController {
 
   @Post(':id/revoke')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Revoke a certificate', description: 'Verification answers `valid: false` at once. Revoking again is harmless and keeps the first time.' })
+  @ApiOperation({
+    summary: 'Revoke a certificate',
+    description: 'Verification answers `valid: false` at once. Revoking again is harmless and keeps the first time.',
+  })
   @ApiParam({ name: 'id', example: 'ECK-2026-7K3QX9M2PD' })
   @ApiSuccess(RevokedCertificateDto)
   @ApiErrors('certificate_not_found', 'admin_only', 'idempotency_key_reused', 'idempotency_request_in_progress', ...KEYED_ERRORS)

@@ -14,7 +14,11 @@ import { CredentialSigner, VC_JWT_MEDIA_TYPE } from './credentials/credential-si
 import { CertificateDto, IssueCertificateDto, VerificationDto } from './dto/certificate.dto';
 import { PublicRateLimit } from './public-rate-limit';
 
-export const CERT_ID_PARAM = { name: 'cert_id', example: 'ECK-2026-7K3QX9M2PD', description: '`<ECK|TST>-<year>-<10 Crockford base32 chars>` (case-insensitive).' };
+export const CERT_ID_PARAM = {
+  name: 'cert_id',
+  example: 'ECK-2026-7K3QX9M2PD',
+  description: '`<ECK|TST>-<year>-<10 Crockford base32 chars>` (case-insensitive).',
+};
 
 @ApiTags('Certificates')
 @Controller('certificates')
@@ -32,12 +36,23 @@ export class CertificatesController {
     description: [
       'Needs an enrolment of the learner in the course. Issues when every topic is completed and every quiz passed; otherwise 422 `course_not_completed` with `{ completed_topics, total_topics, quizzes_pending }`.',
       '`override_quiz: true` waives the quizzes (never the topics) and needs an admin key (403 `admin_only`). One certificate per enrolment: 409 `certificate_already_issued` with `{ certificate_id }`. Emits `certificate.issued`.',
-      'Admin keys: with `X-Partner-Id` (and `X-Partner-Mode`) the learner is looked up in that partner\'s scope; without it, `user_id` is resolved across all partners and the certificate belongs to that learner\'s partner and mode.',
+      "Admin keys: with `X-Partner-Id` (and `X-Partner-Mode`) the learner is looked up in that partner's scope; without it, `user_id` is resolved across all partners and the certificate belongs to that learner's partner and mode.",
       'Completing a course through progress tracking issues the certificate automatically; this endpoint is for cases that need a manual step.',
     ].join('\n\n'),
   })
   @ApiSuccess(CertificateDto, { status: 201 })
-  @ApiErrors('validation_failed', 'invalid_json', 'admin_only', 'user_not_found', 'enrollment_not_found', 'certificate_already_issued', 'course_not_completed', 'idempotency_key_reused', 'idempotency_request_in_progress', ...KEYED_ERRORS)
+  @ApiErrors(
+    'validation_failed',
+    'invalid_json',
+    'admin_only',
+    'user_not_found',
+    'enrollment_not_found',
+    'certificate_already_issued',
+    'course_not_completed',
+    'idempotency_key_reused',
+    'idempotency_request_in_progress',
+    ...KEYED_ERRORS,
+  )
   issue(@Auth() auth: AuthContext, @Req() req: Request, @Body() dto: IssueCertificateDto): Promise<CertificateDto> {
     return this.certificates.issue(auth, req.headers['x-partner-id'] !== undefined, dto);
   }
@@ -54,7 +69,10 @@ export class CertificatesController {
   })
   @ApiParam(CERT_ID_PARAM)
   @ApiOkResponse({ type: VerificationDto, description: 'Found; `valid` is false when revoked.' })
-  @ApiNotFoundResponse({ description: 'Unknown or malformed id', schema: { type: 'object', properties: { valid: { type: 'boolean', example: false }, certificate: { type: 'object', nullable: true, example: null } } } })
+  @ApiNotFoundResponse({
+    description: 'Unknown or malformed id',
+    schema: { type: 'object', properties: { valid: { type: 'boolean', example: false }, certificate: { type: 'object', nullable: true, example: null } } },
+  })
   @ApiErrors('rate_limited', 'service_unavailable')
   async verify(@Param('cert_id') certId: string, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<VerificationDto> {
     await this.rateLimit.spend('certificate-verify', req);
@@ -72,11 +90,15 @@ export class CertificatesController {
   @RawResponse()
   @ApiOperation({
     summary: 'Download a certificate as PDF (no API key needed)',
-    description: 'A one-page A4 landscape PDF with holder, course, date of issue, certificate id, platform and a verification link and QR code. Revoked certificates are stamped REVOKED. Rate-limited per client IP (the verification limit, a separate counter).',
+    description:
+      'A one-page A4 landscape PDF with holder, course, date of issue, certificate id, platform and a verification link and QR code. Revoked certificates are stamped REVOKED. Rate-limited per client IP (the verification limit, a separate counter).',
   })
   @ApiParam(CERT_ID_PARAM)
   @ApiProduces('application/pdf')
-  @ApiOkResponse({ description: 'The PDF (`Content-Disposition: inline; filename="certificate-<id>.pdf"`)', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } })
+  @ApiOkResponse({
+    description: 'The PDF (`Content-Disposition: inline; filename="certificate-<id>.pdf"`)',
+    content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+  })
   @ApiErrors('certificate_not_found', 'rate_limited', 'service_unavailable')
   async download(@Param('cert_id') certId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     await this.rateLimit.spend('certificate-download', req);

@@ -31,7 +31,11 @@ export class DrainingExpressAdapter extends ExpressAdapter {
    * path (`/nope`) would get Express's HTML page. Mounted once more at the root, after every route, every unknown
    * path answers the JSON envelope (404 `route_not_found`, or 405 when the path exists for other methods).
    */
-  override setNotFoundHandler(handler: Parameters<ExpressAdapter['setNotFoundHandler']>[0], prefix?: string, excludedRoutes?: Parameters<ExpressAdapter['setNotFoundHandler']>[2]): unknown {
+  override setNotFoundHandler(
+    handler: Parameters<ExpressAdapter['setNotFoundHandler']>[0],
+    prefix?: string,
+    excludedRoutes?: Parameters<ExpressAdapter['setNotFoundHandler']>[2],
+  ): unknown {
     const result: unknown = super.setNotFoundHandler(handler, prefix, excludedRoutes);
     if (prefix) this.use(handler);
     return result;

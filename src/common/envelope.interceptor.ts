@@ -17,7 +17,15 @@ export class EnvelopeInterceptor implements NestInterceptor {
     if (context.getType() !== 'http') return next.handle();
     const raw = this.reflector.getAllAndOverride<boolean>(RAW_RESPONSE, [context.getHandler(), context.getClass()]);
     if (raw) return next.handle();
-    return next.handle().pipe(map((data) => (data instanceof SerializedBody ? sendSerialized(context.switchToHttp().getRequest<Request>(), context.switchToHttp().getResponse<Response>(), data) : success(data))));
+    return next
+      .handle()
+      .pipe(
+        map((data) =>
+          data instanceof SerializedBody
+            ? sendSerialized(context.switchToHttp().getRequest<Request>(), context.switchToHttp().getResponse<Response>(), data)
+            : success(data),
+        ),
+      );
   }
 }
 

@@ -25,7 +25,20 @@ const STATUS_TO_CODE: Record<number, ErrorCode> = {
 
 // Connection failures, 57014 a statement cancelled (statement_timeout), 57P01/57P03 server shutting down or
 // starting, 08xxx connection exceptions.
-const DEPENDENCY_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '57014', '57P01', '57P03', '08006', '08001', '08003']);
+const DEPENDENCY_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  '57014',
+  '57P01',
+  '57P03',
+  '08006',
+  '08001',
+  '08003',
+]);
 // What pg, pg-pool, TypeORM and ioredis say when the server is away, stuck or too slow: connection lost or refused,
 // a pool or connect timeout, pg's query read timeout, ioredis's command timeout.
 const DEPENDENCY_MESSAGES =
@@ -90,7 +103,9 @@ export function renderError(err: unknown, requestId: string): RenderedError {
 
 /** Errors made by the http-errors package (what body-parser and raw-body throw). */
 function isHttpError(err: unknown): err is { status: number; expose: boolean } {
-  return !!err && typeof err === 'object' && typeof (err as { status?: unknown }).status === 'number' && typeof (err as { expose?: unknown }).expose === 'boolean';
+  return (
+    !!err && typeof err === 'object' && typeof (err as { status?: unknown }).status === 'number' && typeof (err as { expose?: unknown }).expose === 'boolean'
+  );
 }
 
 // 22001 string too long, 22003 number out of range, 22007/22008 bad or out-of-range date, 22021 NUL or invalid

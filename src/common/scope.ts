@@ -43,7 +43,11 @@ export class Scoped {
     const lookup = equalityLookup(metadata, Object.keys(full), full, Boolean(lock));
     if (!lookup) return this.em.findOne(entity, { where: full as FindOptionsWhere<T>, ...(lock ? { lock: { mode: lock } } : {}) });
     // The entity's selected columns, by database name; the driver converts each value below.
-    const rows = await sql<Record<string, unknown>>(this.em, lookup.sql, lookup.keys.map((k) => full[k]));
+    const rows = await sql<Record<string, unknown>>(
+      this.em,
+      lookup.sql,
+      lookup.keys.map((k) => full[k]),
+    );
     if (!rows.length) return null;
     const found = metadata.create() as T;
     const driver = this.em.connection.driver;
@@ -53,12 +57,10 @@ export class Scoped {
 
   /** A query builder already restricted to the scope (alias.partner_id and alias.mode). */
   query<T extends PartnerOwned & ObjectLiteral>(entity: EntityTarget<T>, alias: string): SelectQueryBuilder<T> {
-    return this.em
-      .createQueryBuilder(entity, alias)
-      .where(`${alias}.partner_id = :scopePartnerId AND ${alias}.mode = :scopeMode`, {
-        scopePartnerId: this.scope.partnerId,
-        scopeMode: this.scope.mode,
-      });
+    return this.em.createQueryBuilder(entity, alias).where(`${alias}.partner_id = :scopePartnerId AND ${alias}.mode = :scopeMode`, {
+      scopePartnerId: this.scope.partnerId,
+      scopeMode: this.scope.mode,
+    });
   }
 
   create<T extends PartnerOwned & ObjectLiteral>(entity: EntityTarget<T>, values: Omit<T, 'partnerId' | 'mode'> | Partial<T>): T {

@@ -31,7 +31,12 @@ export class ErrorEnvelopeDto {
 /** Documents a `{ status: "success", data: <model> }` response. */
 export function ApiSuccess(
   model: Type<unknown>,
-  options: { status?: number; description?: string; isArray?: boolean; headers?: Record<string, { description: string; schema: Record<string, unknown> }> } = {},
+  options: {
+    status?: number;
+    description?: string;
+    isArray?: boolean;
+    headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
+  } = {},
 ) {
   const data = options.isArray ? { type: 'array', items: { $ref: getSchemaPath(model) } } : { $ref: getSchemaPath(model) };
   return applyDecorators(
@@ -93,7 +98,10 @@ export const KEYED_ERRORS: ErrorCode[] = [
 ];
 
 /** The ETag header of a conditional GET's 200 and 304 (added by buildOpenApiDocument where `x-conditional` is set). */
-export const ETAG_HEADER = { description: 'Strong validator of this body; send it back in If-None-Match to get 304 while it is current.', schema: { type: 'string', example: '"m3m5X1u5b3Rj3m8pD0Vq2l0WJ6Q"' } };
+export const ETAG_HEADER = {
+  description: 'Strong validator of this body; send it back in If-None-Match to get 304 while it is current.',
+  schema: { type: 'string', example: '"m3m5X1u5b3Rj3m8pD0Vq2l0WJ6Q"' },
+};
 
 /**
  * A GET answering conditionally: ETag on 200, and 304 (no body) when If-None-Match names the current ETag. A 304
@@ -102,7 +110,12 @@ export const ETAG_HEADER = { description: 'Strong validator of this body; send i
 export function ApiConditional() {
   return applyDecorators(
     ApiExtension('x-conditional', true),
-    ApiHeader({ name: 'If-None-Match', required: false, description: 'An ETag from an earlier response of this URL: 304 with no body while it is current.', schema: { type: 'string' } }),
+    ApiHeader({
+      name: 'If-None-Match',
+      required: false,
+      description: 'An ETag from an earlier response of this URL: 304 with no body while it is current.',
+      schema: { type: 'string' },
+    }),
     ApiResponse({ status: 304, description: 'Not modified: If-None-Match names the current ETag. No body; counted like any call.' }),
   );
 }

@@ -56,7 +56,6 @@ export interface AppConfig {
   };
 }
 
-
 export type TrustProxy = false | number | string[];
 
 /** An Ed25519 private key as a JWK (RFC 8037). */

@@ -28,9 +28,11 @@ export function credentialSigningKey(env: Env, production: boolean): Ed25519Priv
   } catch {
     throw new ConfigError(`CREDENTIAL_SIGNING_KEY must be ${SIGNING_KEY_FORMAT}`);
   }
-  if (key.asymmetricKeyType !== 'ed25519') throw new ConfigError(`CREDENTIAL_SIGNING_KEY must be ${SIGNING_KEY_FORMAT}; got a ${key.asymmetricKeyType ?? 'symmetric'} key`);
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new ConfigError(`CREDENTIAL_SIGNING_KEY must be ${SIGNING_KEY_FORMAT}; got a ${key.asymmetricKeyType ?? 'symmetric'} key`);
   const { x, d } = key.export({ format: 'jwk' });
-  if (production && PUBLISHED_SIGNING_KEYS.has(x!)) throw new ConfigError('CREDENTIAL_SIGNING_KEY is a published example key; generate your own with `openssl genpkey -algorithm ed25519`');
+  if (production && PUBLISHED_SIGNING_KEYS.has(x!))
+    throw new ConfigError('CREDENTIAL_SIGNING_KEY is a published example key; generate your own with `openssl genpkey -algorithm ed25519`');
   return { kty: 'OKP', crv: 'Ed25519', x: x!, d: d! };
 }
 
@@ -142,9 +144,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
 
   const secretKey = secret(env, 'WEBHOOK_SECRET_KEY', production, DEV_WEBHOOK_SECRET_KEY);
 
-  const embeddingsUrl = env.SEARCH_EMBEDDINGS_URL
-    ? url(env, 'SEARCH_EMBEDDINGS_URL', undefined, ['http:', 'https:'])
-    : undefined;
+  const embeddingsUrl = env.SEARCH_EMBEDDINGS_URL ? url(env, 'SEARCH_EMBEDDINGS_URL', undefined, ['http:', 'https:']) : undefined;
 
   const config = {
     nodeEnv: nodeEnv as AppConfig['nodeEnv'],

@@ -15,7 +15,8 @@ export function developmentDefaults(env: Env, config: Omit<AppConfig, 'developme
   if (KNOWN_DEFAULT_SECRETS.includes(config.webhook.secretKey)) {
     found.push('WEBHOOK_SECRET_KEY is the development key published with the code: webhook secrets and attendee links are sealed with a known key');
   }
-  if (!config.credentials.signingKey) found.push('CREDENTIAL_SIGNING_KEY is unset: certificate credentials are signed with a development key kept in the database');
+  if (!config.credentials.signingKey)
+    found.push('CREDENTIAL_SIGNING_KEY is unset: certificate credentials are signed with a development key kept in the database');
   if (config.webhook.allowPrivateTargets) found.push('webhooks may target private and loopback addresses (WEBHOOK_ALLOW_PRIVATE_TARGETS)');
   if (!env.PUBLIC_BASE_URL) found.push(`PUBLIC_BASE_URL is unset: links point at ${config.publicBaseUrl}`);
   if (config.nodeEnv !== 'production' && env.BENCH_DISABLE_AUTH === 'true') found.push('BENCH_DISABLE_AUTH switches the key guard off for catalogue reads');

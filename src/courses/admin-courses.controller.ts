@@ -21,7 +21,10 @@ export class AdminCoursesController {
   constructor(private readonly courses: AdminCoursesService) {}
 
   @Post()
-  @ApiOperation({ summary: 'Create a course with its tutor and topics', description: 'Unpublished unless `published: true`. The course duration is the sum of its topics.' })
+  @ApiOperation({
+    summary: 'Create a course with its tutor and topics',
+    description: 'Unpublished unless `published: true`. The course duration is the sum of its topics.',
+  })
   @ApiSuccess(AdminCourseDto, { status: 201 })
   @ApiErrors('validation_failed', ...ADMIN_ERRORS)
   create(@Body() dto: CreateCourseDto): Promise<AdminCourseDto> {

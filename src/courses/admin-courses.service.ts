@@ -31,20 +31,20 @@ export class AdminCoursesService {
     const id = await this.transactions.run(async ({ em }) => {
       const tutor = dto.tutor ? await this.newTutor(em, dto.tutor) : await this.existingTutor(em, dto.tutor_id!);
       const course = await this.repo.saveCourse(em, {
-          title: dto.title,
-          description: dto.description ?? '',
-          category: dto.category,
-          level: dto.level,
-          durationMinutes: totalMinutes(dto.topics),
-          rating: dto.rating ?? 0,
-          enrolled: 0,
-          creditCost: dto.credit_cost,
-          thumbnailUrl: dto.thumbnail_url ?? null,
-          previewVideoUrl: dto.preview_video_url ?? null,
-          tutorId: tutor.id,
-          organisation: tutor.organisation,
-          published: dto.published ?? false,
-          sourceKey: null,
+        title: dto.title,
+        description: dto.description ?? '',
+        category: dto.category,
+        level: dto.level,
+        durationMinutes: totalMinutes(dto.topics),
+        rating: dto.rating ?? 0,
+        enrolled: 0,
+        creditCost: dto.credit_cost,
+        thumbnailUrl: dto.thumbnail_url ?? null,
+        previewVideoUrl: dto.preview_video_url ?? null,
+        tutorId: tutor.id,
+        organisation: tutor.organisation,
+        published: dto.published ?? false,
+        sourceKey: null,
       });
       await this.replaceTopics(em, course.id, dto.topics);
       return course.id;
@@ -126,7 +126,14 @@ export class AdminCoursesService {
     await this.repo.trimTopics(em, [courseId], [topics.length]);
     await this.repo.upsertTopics(
       em,
-      topics.map((t, i) => ({ courseId, position: i + 1, title: t.title, durationMinutes: t.duration_minutes, hasQuiz: t.has_quiz ?? false, isPreview: t.is_preview ?? false })),
+      topics.map((t, i) => ({
+        courseId,
+        position: i + 1,
+        title: t.title,
+        durationMinutes: t.duration_minutes,
+        hasQuiz: t.has_quiz ?? false,
+        isPreview: t.is_preview ?? false,
+      })),
     );
   }
 }

@@ -28,7 +28,10 @@ function background(hue: number): string {
 
 /** Splits text into at most `maxLines` lines of about `width` characters, with an ellipsis when cut. */
 export function wrapText(text: string, width: number, maxLines: number): string[] {
-  const words = text.trim().split(/\s+/).flatMap((w) => (w.length > width ? (w.match(new RegExp(`.{1,${width}}`, 'gu')) ?? [w]) : [w]));
+  const words = text
+    .trim()
+    .split(/\s+/)
+    .flatMap((w) => (w.length > width ? (w.match(new RegExp(`.{1,${width}}`, 'gu')) ?? [w]) : [w]));
   const lines: string[] = [];
   for (const word of words) {
     const last = lines.length - 1;
@@ -43,14 +46,18 @@ export function wrapText(text: string, width: number, maxLines: number): string[
 
 /** Up to two initials of a name ("Ada Lovelace" → "AL"; "Plato" → "P"). */
 export function initialsOf(name: string): string {
-  const parts = name.replace(/[^\p{L}\p{N}\s'-]/gu, ' ').trim().split(/\s+/).filter(Boolean);
+  const parts = name
+    .replace(/[^\p{L}\p{N}\s'-]/gu, ' ')
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean);
   if (!parts.length) return '?';
   const first = Array.from(parts[0])[0];
   const last = parts.length > 1 ? Array.from(parts[parts.length - 1])[0] : '';
   return (first + last).toUpperCase();
 }
 
-const FONT = "font-family=\"system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif\"";
+const FONT = 'font-family="system-ui, -apple-system, \'Segoe UI\', Roboto, Helvetica, Arial, sans-serif"';
 
 export function thumbnailSvg(course: { title: string; category: string }): string {
   const hue = hueOf(course.category);

@@ -23,7 +23,13 @@ export class Course {
   @Column({ name: 'duration_minutes', type: 'int' })
   durationMinutes: number;
 
-  @Column({ type: 'numeric', precision: 2, scale: 1, default: 0, transformer: { to: (v: number) => v, from: (v: string | null) => (v === null ? 0 : Number(v)) } })
+  @Column({
+    type: 'numeric',
+    precision: 2,
+    scale: 1,
+    default: 0,
+    transformer: { to: (v: number) => v, from: (v: string | null) => (v === null ? 0 : Number(v)) },
+  })
   rating: number;
 
   @Column({ type: 'int', default: 0 })

@@ -19,7 +19,10 @@ export class CoursesController {
   constructor(private readonly courses: CoursesService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List published courses', description: 'Filter by category (case-insensitive exact match) and level; paginated; sorted by popularity unless `sort` says otherwise.' })
+  @ApiOperation({
+    summary: 'List published courses',
+    description: 'Filter by category (case-insensitive exact match) and level; paginated; sorted by popularity unless `sort` says otherwise.',
+  })
   @ApiSuccess(CourseListDto)
   @ApiErrors('validation_failed', ...KEYED_ERRORS)
   @ApiConditional()
@@ -28,7 +31,10 @@ export class CoursesController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: "One published course's detail", description: 'Topics in order, tutor, and the preview (video URL and the topics free to preview).' })
+  @ApiOperation({
+    summary: "One published course's detail",
+    description: 'Topics in order, tutor, and the preview (video URL and the topics free to preview).',
+  })
   @ApiParam({ name: 'id', type: Number, example: 1 })
   @ApiSuccess(CourseDetailDto)
   @ApiErrors('validation_failed', 'course_not_found', ...KEYED_ERRORS)

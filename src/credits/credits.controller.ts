@@ -27,7 +27,15 @@ export class CreditsController {
   })
   @ApiSuccess(TopUpResultDto, { status: 201, description: 'Credited' })
   @ApiSuccess(TopUpResultDto, { status: 200, description: 'The reference was already used for this same top-up: the original transaction, nothing credited' })
-  @ApiErrors('validation_failed', 'invalid_json', 'user_not_found', 'reference_conflict', 'idempotency_key_reused', 'idempotency_request_in_progress', ...KEYED_ERRORS)
+  @ApiErrors(
+    'validation_failed',
+    'invalid_json',
+    'user_not_found',
+    'reference_conflict',
+    'idempotency_key_reused',
+    'idempotency_request_in_progress',
+    ...KEYED_ERRORS,
+  )
   async topUp(@CurrentScope() scope: Scope, @Body() dto: TopUpDto, @Res({ passthrough: true }) res: Response): Promise<TopUpResultDto> {
     const outcome = await this.credits.topUp(scope, dto);
     if (!outcome.created) res.status(200);
@@ -44,11 +52,18 @@ export class CreditsController {
   }
 
   @Get('transactions/:user_id')
-  @ApiOperation({ summary: "A learner's credit ledger", description: 'Newest first. Top-ups are positive, enrolment debits negative; balance_after is the balance right after each row.' })
+  @ApiOperation({
+    summary: "A learner's credit ledger",
+    description: 'Newest first. Top-ups are positive, enrolment debits negative; balance_after is the balance right after each row.',
+  })
   @ApiParam({ name: 'user_id', type: Number, example: 501 })
   @ApiSuccess(CreditTransactionListDto)
   @ApiErrors('validation_failed', 'user_not_found', ...KEYED_ERRORS)
-  transactions(@CurrentScope() scope: Scope, @Param('user_id', userIdPipe('user_id')) userId: number, @Query() query: PageQuery): Promise<CreditTransactionListDto> {
+  transactions(
+    @CurrentScope() scope: Scope,
+    @Param('user_id', userIdPipe('user_id')) userId: number,
+    @Query() query: PageQuery,
+  ): Promise<CreditTransactionListDto> {
     return this.credits.transactions(scope, userId, query);
   }
 }

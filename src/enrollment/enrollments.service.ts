@@ -54,7 +54,8 @@ export class EnrollmentsService {
       }
       const { id: enrollmentId, enrolled_at: enrolledAt } = inserted;
 
-      const remaining = cost > 0 ? await this.ledger.debitForEnrollment(tx.em, scope, user.id, cost, enrollmentId) : await this.ledger.balanceOf(tx.em, scope, user.id);
+      const remaining =
+        cost > 0 ? await this.ledger.debitForEnrollment(tx.em, scope, user.id, cost, enrollmentId) : await this.ledger.balanceOf(tx.em, scope, user.id);
       await tx.record(
         scope,
         'course.enrolled',
@@ -98,7 +99,12 @@ export class EnrollmentsService {
     const user = await this.users.snapshot(scope, userId);
     const [rows, total] = await this.repo.pageForUser(scope, user.id, offsetOf(query), query.limit);
     const counts = await this.repo.countProgress(rows.map((e) => e.id));
-    return pageOf('enrollments', rows.map((e) => toEnrollmentView(e, user.externalUserId, counts.get(e.id) ?? NO_PROGRESS)), total, query);
+    return pageOf(
+      'enrollments',
+      rows.map((e) => toEnrollmentView(e, user.externalUserId, counts.get(e.id) ?? NO_PROGRESS)),
+      total,
+      query,
+    );
   }
 
   /** For the certificates module: a user's enrolment in a course with its progress, or null when there is none. */

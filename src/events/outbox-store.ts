@@ -33,7 +33,14 @@ export class OutboxStore {
     await em.query(
       `INSERT INTO events (id, partner_id, mode, type, payload, occurred_at)
        SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::varchar[], $5::jsonb[], $6::timestamptz[])`,
-      [events.map((e) => e.id), events.map((e) => e.partnerId), events.map((e) => e.mode), events.map((e) => e.type), events.map((e) => JSON.stringify(e.payload)), events.map((e) => e.occurredAt)],
+      [
+        events.map((e) => e.id),
+        events.map((e) => e.partnerId),
+        events.map((e) => e.mode),
+        events.map((e) => e.type),
+        events.map((e) => JSON.stringify(e.payload)),
+        events.map((e) => e.occurredAt),
+      ],
     );
   }
 
@@ -50,7 +57,14 @@ export class OutboxStore {
     );
     const events: DomainEvent[] = rows
       .filter((r) => isPublicEventType(r.type))
-      .map((r) => ({ id: r.id, type: r.type as DomainEvent['type'], partnerId: r.partner_id, mode: r.mode, payload: r.payload as never, occurredAt: r.occurred_at }));
+      .map((r) => ({
+        id: r.id,
+        type: r.type as DomainEvent['type'],
+        partnerId: r.partner_id,
+        mode: r.mode,
+        payload: r.payload as never,
+        occurredAt: r.occurred_at,
+      }));
     return { ids: rows.map((r) => r.id), events };
   }
 

@@ -56,17 +56,26 @@ export class HealthController {
 
   @Get('live')
   @ApiOperation({ summary: 'Liveness: the process is up' })
-  @ApiOkResponse({ description: 'The process is up.', schema: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['ok'] } }, example: { status: 'ok' } } })
+  @ApiOkResponse({
+    description: 'The process is up.',
+    schema: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['ok'] } }, example: { status: 'ok' } },
+  })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   @Get('ready')
   @ApiOperation({ summary: 'Readiness: PostgreSQL and Redis answer (503 naming the one that does not, within 2 s)' })
-  @ApiOkResponse({ description: 'Both dependencies answer.', schema: { ...READINESS_SCHEMA, example: { status: 'ok', checks: { postgres: { status: 'up' }, redis: { status: 'up' } } } } })
+  @ApiOkResponse({
+    description: 'Both dependencies answer.',
+    schema: { ...READINESS_SCHEMA, example: { status: 'ok', checks: { postgres: { status: 'up' }, redis: { status: 'up' } } } },
+  })
   @ApiServiceUnavailableResponse({
     description: 'A dependency does not answer; `checks` names it.',
-    schema: { ...READINESS_SCHEMA, example: { status: 'error', checks: { postgres: { status: 'up' }, redis: { status: 'down', error: 'Connection is closed.' } } } },
+    schema: {
+      ...READINESS_SCHEMA,
+      example: { status: 'error', checks: { postgres: { status: 'up' }, redis: { status: 'down', error: 'Connection is closed.' } } },
+    },
   })
   async ready(@Res({ passthrough: true }) res: Response): Promise<{ status: 'ok' | 'error'; checks: Record<string, CheckResult> }> {
     const [postgres, redis] = await Promise.all([check(() => this.dataSource.query('SELECT 1')), check(() => this.redis.client.ping())]);

@@ -15,5 +15,7 @@ export function canonicalJson(value: unknown): string {
 
 /** Identity of a request for Idempotency-Key reuse checks: method, path with query, canonical body. */
 export function requestFingerprint(method: string, url: string, body: unknown): string {
-  return createHash('sha256').update(`${method.toUpperCase()}\n${url}\n${canonicalJson(body ?? {})}`).digest('base64url');
+  return createHash('sha256')
+    .update(`${method.toUpperCase()}\n${url}\n${canonicalJson(body ?? {})}`)
+    .digest('base64url');
 }

@@ -119,7 +119,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     await Promise.all([
       this.records.saveResponse({ scopeKey: ctx.scopeKey, fingerprint: ctx.fingerprint, status, sealed }),
       // Without it the claim expires on its own, and PostgreSQL answers the retry.
-      this.store.completeSealed(ctx.scopeKey, ctx.fingerprint, status, sealed).catch((e: unknown) => this.logger.warn({ err: e }, 'Storing an idempotent response in Redis failed')),
+      this.store
+        .completeSealed(ctx.scopeKey, ctx.fingerprint, status, sealed)
+        .catch((e: unknown) => this.logger.warn({ err: e }, 'Storing an idempotent response in Redis failed')),
     ]);
   }
 

@@ -26,9 +26,19 @@ export class BulkEnrollmentController {
   @ApiSuccess(JobAcceptedDto, {
     status: 202,
     description: 'The job is queued.',
-    headers: { Location: { description: 'Where to poll the job: /api/jobs/{id}.', schema: { type: 'string', example: '/api/jobs/job_7Qm2xT9aLcV4pN8rS1dE0f' } } },
+    headers: {
+      Location: { description: 'Where to poll the job: /api/jobs/{id}.', schema: { type: 'string', example: '/api/jobs/job_7Qm2xT9aLcV4pN8rS1dE0f' } },
+    },
   })
-  @ApiErrors('validation_failed', 'invalid_json', 'unsupported_media_type', 'payload_too_large', 'idempotency_key_reused', 'idempotency_request_in_progress', ...KEYED_ERRORS)
+  @ApiErrors(
+    'validation_failed',
+    'invalid_json',
+    'unsupported_media_type',
+    'payload_too_large',
+    'idempotency_key_reused',
+    'idempotency_request_in_progress',
+    ...KEYED_ERRORS,
+  )
   start(@CurrentScope() scope: Scope, @Body() dto: BulkEnrollDto): Promise<JobAcceptedDto> {
     return this.jobs.startBulkEnrollment(scope, dto);
   }

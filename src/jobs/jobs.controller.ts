@@ -24,7 +24,8 @@ export class JobsController {
   @Get(':id')
   @ApiOperation({
     summary: 'One job with its progress and per-row results',
-    description: 'results holds the outcome of every row processed so far, by index: created (with enrollment_id and credits_deducted) or failed (with the error POST /api/enroll would have answered). Another partner’s or mode’s job is 404.',
+    description:
+      'results holds the outcome of every row processed so far, by index: created (with enrollment_id and credits_deducted) or failed (with the error POST /api/enroll would have answered). Another partner’s or mode’s job is 404.',
   })
   @ApiParam({ name: 'id', type: String, example: 'job_7Qm2xT9aLcV4pN8rS1dE0f' })
   @ApiSuccess(JobDetailDto)

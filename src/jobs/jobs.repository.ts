@@ -52,7 +52,17 @@ export class JobsRepository {
       `INSERT INTO jobs (id, partner_id, mode, type, total, input) VALUES ($1, $2, $3, $4, $5, $6::jsonb) RETURNING created_at`,
       [id, scope.partnerId, scope.mode, type, input.length, JSON.stringify(input)],
     );
-    return Object.assign(new Job(), { id, partnerId: scope.partnerId, mode: scope.mode, type, status: 'queued', total: input.length, createdAt: row.created_at, startedAt: null, completedAt: null });
+    return Object.assign(new Job(), {
+      id,
+      partnerId: scope.partnerId,
+      mode: scope.mode,
+      type,
+      status: 'queued',
+      total: input.length,
+      createdAt: row.created_at,
+      startedAt: null,
+      completedAt: null,
+    });
   }
 
   find(scope: Scope, id: string): Promise<Job | null> {
@@ -61,7 +71,13 @@ export class JobsRepository {
 
   /** The caller's jobs, newest first. */
   async page(scope: Scope, offset: number, limit: number): Promise<[Job[], number]> {
-    return scoped(this.dataSource.manager, scope).query(Job, 'j').orderBy('j.created_at', 'DESC').addOrderBy('j.id', 'DESC').offset(offset).limit(limit).getManyAndCount();
+    return scoped(this.dataSource.manager, scope)
+      .query(Job, 'j')
+      .orderBy('j.created_at', 'DESC')
+      .addOrderBy('j.id', 'DESC')
+      .offset(offset)
+      .limit(limit)
+      .getManyAndCount();
   }
 
   async countsOf(jobIds: string[]): Promise<Map<string, JobCounts>> {
@@ -78,7 +94,11 @@ export class JobsRepository {
 
   results(jobId: string): Promise<JobResultRow[]> {
     // index: int; status: varchar; enrollment_id, credits_deducted: int or null; error: jsonb or null
-    return sql<JobResultRow>(this.dataSource, `SELECT index, status, enrollment_id, credits_deducted, error FROM job_results WHERE job_id = $1 ORDER BY index`, [jobId]);
+    return sql<JobResultRow>(
+      this.dataSource,
+      `SELECT index, status, enrollment_id, credits_deducted, error FROM job_results WHERE job_id = $1 ORDER BY index`,
+      [jobId],
+    );
   }
 
   // ---- the worker's side ----
@@ -112,16 +132,20 @@ export class JobsRepository {
 
   /** A created row's outcome, inside the transaction that applied the row. A second outcome for it fails the transaction. */
   async recordCreated(em: EntityManager, jobId: string, index: number, enrollmentId: number, creditsDeducted: number): Promise<void> {
-    await em.query(`INSERT INTO job_results (job_id, index, status, enrollment_id, credits_deducted) VALUES ($1, $2, 'created', $3, $4)`, [jobId, index, enrollmentId, creditsDeducted]);
+    await em.query(`INSERT INTO job_results (job_id, index, status, enrollment_id, credits_deducted) VALUES ($1, $2, 'created', $3, $4)`, [
+      jobId,
+      index,
+      enrollmentId,
+      creditsDeducted,
+    ]);
   }
 
   /** A failed row's outcome, in its own transaction; an outcome already recorded for the row stands. */
   async recordFailed(jobId: string, index: number, error: RowError): Promise<void> {
-    await this.dataSource.query(`INSERT INTO job_results (job_id, index, status, error) VALUES ($1, $2, 'failed', $3::jsonb) ON CONFLICT (job_id, index) DO NOTHING`, [
-      jobId,
-      index,
-      JSON.stringify(error),
-    ]);
+    await this.dataSource.query(
+      `INSERT INTO job_results (job_id, index, status, error) VALUES ($1, $2, 'failed', $3::jsonb) ON CONFLICT (job_id, index) DO NOTHING`,
+      [jobId, index, JSON.stringify(error)],
+    );
   }
 
   /** Unfinished jobs with no progress for `idleMs`: candidates for re-enqueueing when their queue entry is gone. */

@@ -33,7 +33,12 @@ export class JobsService {
       row.user_id == null && row.external_user_id == null ? [{ field: `enrollments[${i}].user_id`, message: 'user_id or external_user_id is required' }] : [],
     );
     if (missing.length) throw validationFailed(missing);
-    const rows = dto.enrollments.map((r) => ({ user_id: r.user_id ?? undefined, external_user_id: r.external_user_id ?? undefined, course_id: r.course_id, deduct_credits: r.deduct_credits ?? undefined }));
+    const rows = dto.enrollments.map((r) => ({
+      user_id: r.user_id ?? undefined,
+      external_user_id: r.external_user_id ?? undefined,
+      course_id: r.course_id,
+      deduct_credits: r.deduct_credits ?? undefined,
+    }));
     const id = newId('job');
     const job = await this.tx.run((tx) => this.repo.insert(tx.em, scope, id, 'enrollment.bulk', rows));
     await this.queue.enqueue([id]).catch((err: unknown) => this.logger.warn({ err: errorMessage(err), jobId: id }, 'Enqueuing a job failed; the sweep will'));
@@ -49,6 +54,11 @@ export class JobsService {
   async list(scope: Scope, query: ListJobsQuery): Promise<JobListDto> {
     const [jobs, total] = await this.repo.page(scope, offsetOf(query), query.limit);
     const counts = await this.repo.countsOf(jobs.map((j) => j.id));
-    return pageOf('jobs', jobs.map((j) => toJobView(j, counts.get(j.id))), total, query);
+    return pageOf(
+      'jobs',
+      jobs.map((j) => toJobView(j, counts.get(j.id))),
+      total,
+      query,
+    );
   }
 }

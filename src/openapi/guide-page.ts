@@ -53,7 +53,10 @@ export function guideHandler(pages: Map<string, string>) {
     const html = pages.get(name);
     res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
     if (html === undefined) {
-      res.status(404).json({ status: 'error', error: { code: 'route_not_found', message: 'No route matches this method and path.', request_id: String((req as { id?: string }).id ?? 'unknown') } });
+      res.status(404).json({
+        status: 'error',
+        error: { code: 'route_not_found', message: 'No route matches this method and path.', request_id: String((req as { id?: string }).id ?? 'unknown') },
+      });
       return;
     }
     res.status(200).type('html').send(html);

@@ -89,7 +89,8 @@ export function finishDocument(input: OpenAPIObject): Document {
       const headers = (response.headers ??= {});
       headers['X-Request-Id'] ??= { $ref: '#/components/headers/X-Request-Id' };
       if (keyed && api && status !== '401' && status !== '503' && status !== '500') {
-        for (const h of ['RateLimit-Policy', 'RateLimit', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset']) headers[h] ??= { $ref: `#/components/headers/${h}` };
+        for (const h of ['RateLimit-Policy', 'RateLimit', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset'])
+          headers[h] ??= { $ref: `#/components/headers/${h}` };
       }
       if (status === '429' || status === '503') headers['Retry-After'] ??= { $ref: '#/components/headers/Retry-After' };
       if (keyed && api && method === 'post' && /^[24]/.test(status)) headers['Idempotent-Replayed'] ??= { $ref: '#/components/headers/Idempotent-Replayed' };
@@ -189,11 +190,22 @@ function fixSchema(node: unknown, name: string): unknown {
   if (s.type === 'number' && !FRACTIONAL.has(name)) s.type = 'integer';
   if (s.type === 'string' && !s.format && !s.enum) {
     if (name === 'email' || name.endsWith('_email')) s.format = 'email';
-    else if ((/_at$/.test(name) || (typeof s.example === 'string' && ISO_TIME.test(s.example))) && (s.example === undefined || s.example === null || (typeof s.example === 'string' && ISO_TIME.test(s.example)))) s.format = 'date-time';
-    else if ((name === 'url' || name.endsWith('_url')) && (s.example === undefined || (typeof s.example === 'string' && /^https?:\/\/[\x21-\x7e]+$/.test(s.example)))) s.format = 'uri';
+    else if (
+      (/_at$/.test(name) || (typeof s.example === 'string' && ISO_TIME.test(s.example))) &&
+      (s.example === undefined || s.example === null || (typeof s.example === 'string' && ISO_TIME.test(s.example)))
+    )
+      s.format = 'date-time';
+    else if (
+      (name === 'url' || name.endsWith('_url')) &&
+      (s.example === undefined || (typeof s.example === 'string' && /^https?:\/\/[\x21-\x7e]+$/.test(s.example)))
+    )
+      s.format = 'uri';
   }
   // OpenAPI 3.1 (JSON Schema 2020-12): exclusive bounds are numbers, `nullable` is a type union.
-  for (const [exclusive, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+  for (const [exclusive, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
     if (s[exclusive] === true) {
       s[exclusive] = s[bound];
       delete s[bound];
@@ -231,11 +243,23 @@ const HEADERS: Record<string, unknown> = {
     description: 'The id of this request (yours, when you sent a well-formed `X-Request-Id`: 1–128 of `A-Za-z0-9._-`). Quote it to support.',
     schema: { type: 'string', examples: ['req_6f1c2b8e4d0a4f2a9b7c1d3e5f708192'] },
   },
-  'RateLimit-Policy': { description: 'Your per-second rate limit: `"per-key";q=<requests>;w=1`.', schema: { type: 'string', examples: ['"per-key";q=10;w=1'] } },
-  RateLimit: { description: 'What is left of it: `"per-key";r=<remaining>;t=<seconds to reset>`.', schema: { type: 'string', examples: ['"per-key";r=9;t=1'] } },
-  'X-Quota-Limit': { description: 'Calls your plan allows per calendar month (UTC); absent on unlimited plans.', schema: { type: 'integer', minimum: 0, examples: [500] } },
+  'RateLimit-Policy': {
+    description: 'Your per-second rate limit: `"per-key";q=<requests>;w=1`.',
+    schema: { type: 'string', examples: ['"per-key";q=10;w=1'] },
+  },
+  RateLimit: {
+    description: 'What is left of it: `"per-key";r=<remaining>;t=<seconds to reset>`.',
+    schema: { type: 'string', examples: ['"per-key";r=9;t=1'] },
+  },
+  'X-Quota-Limit': {
+    description: 'Calls your plan allows per calendar month (UTC); absent on unlimited plans.',
+    schema: { type: 'integer', minimum: 0, examples: [500] },
+  },
   'X-Quota-Remaining': { description: 'Calls left this month; absent on unlimited plans.', schema: { type: 'integer', minimum: 0, examples: [458] } },
-  'X-Quota-Reset': { description: 'When the monthly quota resets: Unix seconds; absent on unlimited plans.', schema: { type: 'integer', minimum: 0, examples: [1796083200] } },
+  'X-Quota-Reset': {
+    description: 'When the monthly quota resets: Unix seconds; absent on unlimited plans.',
+    schema: { type: 'integer', minimum: 0, examples: [1796083200] },
+  },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0, examples: [1] } },
   'Idempotent-Replayed': {
     description: '`true` when this is the stored response of an earlier request with the same `Idempotency-Key` and body.',
@@ -269,7 +293,10 @@ function envelopeResponse(description: string, codes: ErrorCode[], headers: Reco
       'application/json': {
         schema: { $ref: '#/components/schemas/ErrorEnvelopeDto' },
         examples: Object.fromEntries(
-          codes.map((c) => [c, { value: { status: 'error', error: { code: c, message: ERROR_CODES[c][1], request_id: 'req_6f1c2b8e4d0a4f2a9b7c1d3e5f708192' } } }]),
+          codes.map((c) => [
+            c,
+            { value: { status: 'error', error: { code: c, message: ERROR_CODES[c][1], request_id: 'req_6f1c2b8e4d0a4f2a9b7c1d3e5f708192' } } },
+          ]),
         ),
       },
     },
@@ -280,7 +307,14 @@ function errorResponses(): Record<string, unknown> {
   const retry = { 'Retry-After': { $ref: '#/components/headers/Retry-After' } };
   return {
     BadRequest: envelopeResponse('The request is malformed.', ['validation_failed', 'invalid_json']),
-    Unauthorized: envelopeResponse('The key was refused.', ['missing_api_key', 'invalid_api_key', 'revoked_api_key', 'account_suspended', 'endpoint_not_in_plan', 'monthly_quota_exceeded']),
+    Unauthorized: envelopeResponse('The key was refused.', [
+      'missing_api_key',
+      'invalid_api_key',
+      'revoked_api_key',
+      'account_suspended',
+      'endpoint_not_in_plan',
+      'monthly_quota_exceeded',
+    ]),
     MethodNotAllowed: envelopeResponse('This path does not serve the method; `Allow` and `details.allow` list the ones it does.', ['method_not_allowed'], {
       Allow: { $ref: '#/components/headers/Allow' },
     }),

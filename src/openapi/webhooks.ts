@@ -78,9 +78,9 @@ export const EVENT_DATA: Record<PublicEventType, { summary: string; description:
       transaction_id: str('txn_4Fh8Qk2LmN7pR1sT'),
       ...USER,
       amount: { type: 'integer', minimum: 1, example: 100, description: 'Credits added by this top-up.' },
-      payment_reference: { type: ['string', 'null'], example: 'pi_3PqR7s2eZvKYlo2C1', description: 'The top-up\'s `reference`.' },
-      source: { type: ['string', 'null'], example: 'stripe', description: 'The top-up\'s `source`.' },
-      credits: { type: 'integer', minimum: 0, example: 140, description: 'The learner\'s balance after the top-up.' },
+      payment_reference: { type: ['string', 'null'], example: 'pi_3PqR7s2eZvKYlo2C1', description: "The top-up's `reference`." },
+      source: { type: ['string', 'null'], example: 'stripe', description: "The top-up's `source`." },
+      credits: { type: 'integer', minimum: 0, example: 140, description: "The learner's balance after the top-up." },
       purchased_at: time('2026-11-22T10:00:00.000Z'),
     },
   },
@@ -98,7 +98,13 @@ export const EVENT_DATA: Record<PublicEventType, { summary: string; description:
   'webinar.joined': {
     summary: 'A learner joined a live webinar',
     description: 'Sent the first time each learner joins a webinar.',
-    properties: { webinar_id: str('wbn_3Jd8Kq1LmZ'), ...USER, name: str('Ada Lovelace'), email: email('ada@example.com'), joined_at: time('2026-12-01T15:03:00.000Z') },
+    properties: {
+      webinar_id: str('wbn_3Jd8Kq1LmZ'),
+      ...USER,
+      name: str('Ada Lovelace'),
+      email: email('ada@example.com'),
+      joined_at: time('2026-12-01T15:03:00.000Z'),
+    },
   },
   'webinar.ended': {
     summary: 'A webinar ended',
@@ -119,7 +125,8 @@ const SIGNATURE_HEADERS: Array<Record<string, unknown>> = [
     name: 'webhook-id',
     in: 'header',
     required: true,
-    description: 'Standard Webhooks: the delivery id, equal to `webhook_id` in the body and to `X-SVC-Delivery`; the same on every retry and redelivery. Use it to drop duplicates.',
+    description:
+      'Standard Webhooks: the delivery id, equal to `webhook_id` in the body and to `X-SVC-Delivery`; the same on every retry and redelivery. Use it to drop duplicates.',
     schema: { type: 'string', example: 'whd_8KfL2mQ9rS4tU7vW1xY3zA' },
   },
   {
@@ -134,7 +141,7 @@ const SIGNATURE_HEADERS: Array<Record<string, unknown>> = [
     in: 'header',
     required: true,
     description:
-      'Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret\'s UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret\'s previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either.',
+      "Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either.",
     schema: { type: 'string', example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=' },
   },
   {
@@ -148,11 +155,17 @@ const SIGNATURE_HEADERS: Array<Record<string, unknown>> = [
     name: 'X-SVC-Signature-Previous',
     in: 'header',
     required: false,
-    description: 'Only while a rotated secret\'s previous one is still valid: the same signature made with the previous secret.',
+    description: "Only while a rotated secret's previous one is still valid: the same signature made with the previous secret.",
     schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$', example: 'sha256=0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9' },
   },
   { name: 'X-SVC-Event', in: 'header', required: true, description: 'The event type, as in `event`.', schema: { type: 'string', example: 'course.enrolled' } },
-  { name: 'X-SVC-Delivery', in: 'header', required: true, description: 'The delivery id, as in `webhook_id`.', schema: { type: 'string', example: 'whd_8KfL2mQ9rS4tU7vW1xY3zA' } },
+  {
+    name: 'X-SVC-Delivery',
+    in: 'header',
+    required: true,
+    description: 'The delivery id, as in `webhook_id`.',
+    schema: { type: 'string', example: 'whd_8KfL2mQ9rS4tU7vW1xY3zA' },
+  },
 ];
 
 const DELIVERY_DESCRIPTION =
@@ -175,7 +188,11 @@ export function webhookSection(): { webhooks: Record<string, unknown>; schemas: 
       properties: {
         event: { type: 'string', enum: [type], example: type },
         timestamp: { type: 'string', format: 'date-time', example: '2026-11-22T10:00:00.000Z', description: 'When the event happened (not when it was sent).' },
-        webhook_id: { type: 'string', example: 'whd_8KfL2mQ9rS4tU7vW1xY3zA', description: 'This event for this subscription; the same on every retry and redelivery.' },
+        webhook_id: {
+          type: 'string',
+          example: 'whd_8KfL2mQ9rS4tU7vW1xY3zA',
+          description: 'This event for this subscription; the same on every retry and redelivery.',
+        },
         data: { $ref: `#/components/schemas/${dataName}` },
       },
     };

@@ -70,7 +70,10 @@ export class AdminPartnersController {
   }
 
   @Patch('partners/:id')
-  @ApiOperation({ summary: "Change a partner's plan, status (active / suspended) or allowed origins", description: 'Takes effect on every instance within 5 seconds.' })
+  @ApiOperation({
+    summary: "Change a partner's plan, status (active / suspended) or allowed origins",
+    description: 'Takes effect on every instance within 5 seconds.',
+  })
   @ApiParam({ name: 'id', type: Number })
   @ApiSuccess(AdminPartnerDto)
   @ApiErrors('validation_failed', 'partner_not_found', ...ADMIN_ERRORS)

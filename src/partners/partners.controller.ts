@@ -33,7 +33,8 @@ export class PartnersController {
   @ApiErrors('validation_failed', 'invalid_json', 'rate_limited', 'unsupported_media_type', 'service_unavailable')
   async register(@Body() dto: RegisterPartnerDto, @Req() req: Request) {
     const { allowed, retryAfter } = await this.limiter.window('register', req.ip ?? 'unknown', this.config.limits.registrationsPerHour, 3600);
-    if (!allowed) throw new DomainError('rate_limited', { limit_per_hour: this.config.limits.registrationsPerHour }, undefined, { 'Retry-After': String(retryAfter) });
+    if (!allowed)
+      throw new DomainError('rate_limited', { limit_per_hour: this.config.limits.registrationsPerHour }, undefined, { 'Retry-After': String(retryAfter) });
     return this.partners.register(dto);
   }
 
@@ -49,7 +50,10 @@ export class PartnersController {
   @Post('me/production-access')
   @HttpCode(202)
   @PlanFeature('account')
-  @ApiOperation({ summary: 'Ask for production (live) access', description: 'An admin reviews the request; approval issues a live key. One pending request at a time.' })
+  @ApiOperation({
+    summary: 'Ask for production (live) access',
+    description: 'An admin reviews the request; approval issues a live key. One pending request at a time.',
+  })
   @ApiSuccess(AccessRequestCreatedDto, { status: 202 })
   @ApiErrors('validation_failed', 'production_access_already_requested', ...KEYED_ERRORS)
   requestProductionAccess(@Auth() auth: AuthContext, @Body() dto: ProductionAccessDto) {

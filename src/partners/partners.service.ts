@@ -35,7 +35,14 @@ export class PartnersService {
   async create(input: { name: string; email: string; website?: string; plan: PlanCode; mode: Mode }) {
     return this.dataSource.transaction(async (em) => {
       const partner = await em.save(
-        em.create(Partner, { name: input.name, email: input.email, website: input.website ?? null, planCode: input.plan, status: 'active', allowedOrigins: [] }),
+        em.create(Partner, {
+          name: input.name,
+          email: input.email,
+          website: input.website ?? null,
+          planCode: input.plan,
+          status: 'active',
+          allowedOrigins: [],
+        }),
       );
       return { partner: toPartnerView(partner), api_key: await this.keys.issue(em, partner.id, input.mode) };
     });

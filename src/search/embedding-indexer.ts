@@ -30,7 +30,10 @@ export async function embedPendingCourses(db: DataSource, client: EmbeddingsClie
     );
     if (!batch.length) return stored;
     afterId = batch[batch.length - 1].course_id;
-    const vectors = await embedWithRetry(client, batch.map((b) => b.content));
+    const vectors = await embedWithRetry(
+      client,
+      batch.map((b) => b.content),
+    );
     stored += await affected(
       db,
       `UPDATE search_documents d SET embedding = v.embedding::real[], embedding_model = $4, embedded_hash = v.hash, embedded_at = now()

@@ -49,7 +49,9 @@ export class EmbeddingsClient {
         signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), abort.signal]),
       });
     } catch (e) {
-      throw new EmbeddingsError(`embeddings request failed: ${(e as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (e as Error).message}`);
+      throw new EmbeddingsError(
+        `embeddings request failed: ${(e as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (e as Error).message}`,
+      );
     }
     if (!res.ok) {
       abort.abort();
@@ -87,7 +89,9 @@ async function readBounded(res: Response, limit: number, abort: AbortController,
     }
   } catch (e) {
     if (e instanceof EmbeddingsError) throw e;
-    throw new EmbeddingsError(`embeddings answer could not be read: ${(e as Error).name === 'TimeoutError' ? `not complete within ${timeoutMs} ms` : (e as Error).message}`);
+    throw new EmbeddingsError(
+      `embeddings answer could not be read: ${(e as Error).name === 'TimeoutError' ? `not complete within ${timeoutMs} ms` : (e as Error).message}`,
+    );
   }
   return Buffer.concat(chunks).toString('utf8');
 }

@@ -53,7 +53,12 @@ export class LexicalSearch {
     const candidates = [...new Set(tokens.filter(correctable))].slice(0, MAX_CHECKED_WORDS);
     const fixes = new Map<string, string>();
     if (!candidates.length) return fixes;
-    const rows = await sql<{ word: string; fix: string }>(this.db, CORRECTIONS_SQL, [candidates, MAX_CORRECTED_WORDS, MIN_TRIGRAM_SIMILARITY, COMMON_WORD_RANK]);
+    const rows = await sql<{ word: string; fix: string }>(this.db, CORRECTIONS_SQL, [
+      candidates,
+      MAX_CORRECTED_WORDS,
+      MIN_TRIGRAM_SIMILARITY,
+      COMMON_WORD_RANK,
+    ]);
     for (const r of rows) fixes.set(r.word, r.fix);
     return fixes;
   }
@@ -150,11 +155,7 @@ export class LexicalSearch {
   async filterIds(ids: number[], filters: SearchFilters): Promise<Set<number>> {
     const params: unknown[] = [ids];
     const where = filterSql(filters, params);
-    const rows = await sql<{ id: number }>(
-      this.db,
-      `SELECT h.course_id AS id FROM search_heads h WHERE h.course_id = ANY($1) AND ${where}`,
-      params,
-    );
+    const rows = await sql<{ id: number }>(this.db, `SELECT h.course_id AS id FROM search_heads h WHERE h.course_id = ANY($1) AND ${where}`, params);
     return new Set(rows.map((r) => r.id));
   }
 }

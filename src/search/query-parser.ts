@@ -25,7 +25,10 @@ const HOURS = String.raw`(\d+(?:\.\d+)?)\s*(?:hours?|hrs?|h)\b`;
 const UNDER = String.raw`(?:under|less than|below|at most|max(?:imum)?|up to|no more than|within|fewer than|<)\s*`;
 
 const LEVEL_RULES: Array<[RegExp, Level]> = [
-  [/\b(?:for |complete |absolute |total )?(?:beginners?|newbies?|novices?|dummies)\b|\bintroductory\b|\bentry[- ]level\b|\bfrom scratch\b|\b(?:with )?no (?:prior )?experience\b|\bstarting out\b/g, 'Beginner'],
+  [
+    /\b(?:for |complete |absolute |total )?(?:beginners?|newbies?|novices?|dummies)\b|\bintroductory\b|\bentry[- ]level\b|\bfrom scratch\b|\b(?:with )?no (?:prior )?experience\b|\bstarting out\b/g,
+    'Beginner',
+  ],
   [/\b(?:for )?intermediate(?: level| learners?)?\b/g, 'Intermediate'],
   [/\b(?:for )?(?:experts?|advanced(?: level| learners?)?)\b|\bexpert[- ]level\b/g, 'Advanced'],
 ];
@@ -88,7 +91,7 @@ function organisationCandidates(text: string, lexicon: SearchLexicon): Extracted
 export function buildConcepts(tokens: string[], lexicon: SearchLexicon, filters: SearchFilters): Concept[] {
   const concepts: Concept[] = [];
   const seen = new Set<string>();
-  for (let i = 0; i < tokens.length; ) {
+  for (let i = 0; i < tokens.length;) {
     let matched = false;
     for (let n = Math.min(lexicon.maxPhraseWords, tokens.length - i); n >= 1 && !matched; n--) {
       const phrase = tokens.slice(i, i + n).join(' ');

@@ -51,7 +51,11 @@ export class SearchEmbeddingsWorker implements OnModuleInit, OnApplicationShutdo
   /** Asks for a run; harmless while one is already waiting. */
   async enqueue(): Promise<void> {
     await this.queue
-      ?.add(EMBED_PENDING_JOB, {}, { jobId: EMBED_PENDING_JOB, attempts: 5, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: true, removeOnFail: true })
+      ?.add(
+        EMBED_PENDING_JOB,
+        {},
+        { jobId: EMBED_PENDING_JOB, attempts: 5, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: true, removeOnFail: true },
+      )
       .catch((e: unknown) => this.logger.warn(`could not enqueue course embedding: ${(e as Error).message}`));
   }
 

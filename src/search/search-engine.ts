@@ -81,7 +81,10 @@ export class SearchEngine {
       if (applied[key] === undefined) continue;
       applied = { ...applied, [key]: undefined };
       relaxed.push(name);
-      [lexical, [embeddedIds, hostedIds]] = await Promise.all([this.lexical.rank(concepts, text, applied, limit, depth), this.applyFilters([embedded, hosted], applied)]);
+      [lexical, [embeddedIds, hostedIds]] = await Promise.all([
+        this.lexical.rank(concepts, text, applied, limit, depth),
+        this.applyFilters([embedded, hosted], applied),
+      ]);
     }
 
     const lexicalIds = lexical.hits.map((h) => h.id);
@@ -161,7 +164,11 @@ export class SearchEngine {
 
   private async hydrate(hits: RankedHit[]): Promise<SearchResultDto[]> {
     if (!hits.length) return [];
-    const items = await publishedListItems(this.db, hits.map((h) => h.id), this.urls);
+    const items = await publishedListItems(
+      this.db,
+      hits.map((h) => h.id),
+      this.urls,
+    );
     return hits.flatMap((h) => {
       const item = items.get(h.id);
       if (!item) return [];

@@ -48,7 +48,10 @@ export class SearchService implements OnModuleInit, OnApplicationShutdown {
     if (!this.embedded) return;
     this.embedded.start();
     // Every instance rebuilds its index when any instance changes the catalogue (and checks a stamp every 10 s).
-    this.redis.subscribe(CATALOGUE_CHANGED, () => void this.embedded!.refresh().catch((e) => this.logger.warn(`semantic index refresh failed: ${(e as Error).message}`)));
+    this.redis.subscribe(
+      CATALOGUE_CHANGED,
+      () => void this.embedded!.refresh().catch((e) => this.logger.warn(`semantic index refresh failed: ${(e as Error).message}`)),
+    );
   }
 
   search(query: string, limit: number): Promise<SearchResponseDto> {

@@ -81,8 +81,10 @@ export async function resolveSafely(hostname: string): Promise<ResolvedAddress[]
 
 /** Ports of services that live inside networks (databases, caches, queues, orchestration) and never take webhooks. */
 const INTERNAL_SERVICE_PORTS = new Set([
-  2375, 2376, // Docker API
-  2379, 2380, // etcd
+  2375,
+  2376, // Docker API
+  2379,
+  2380, // etcd
   3306, // MySQL
   5432, // PostgreSQL
   5672, // AMQP
@@ -92,8 +94,10 @@ const INTERNAL_SERVICE_PORTS = new Set([
   8500, // Consul
   9042, // Cassandra
   9092, // Kafka
-  9200, 9300, // Elasticsearch
-  10250, 10255, // kubelet
+  9200,
+  9300, // Elasticsearch
+  10250,
+  10255, // kubelet
   11211, // memcached
   27017, // MongoDB
 ]);

@@ -25,7 +25,8 @@ export class WebhookDeliveriesController {
   @Get(':webhook_id')
   @ApiOperation({
     summary: 'One delivery with its payload and every attempt',
-    description: 'The exact body sent (`payload`, the envelope as JSON) and every attempt in order: when it went out, the status your endpoint answered (null when no answer came), how long it took and the error.',
+    description:
+      'The exact body sent (`payload`, the envelope as JSON) and every attempt in order: when it went out, the status your endpoint answered (null when no answer came), how long it took and the error.',
   })
   @ApiParam({ name: 'id', example: 'whk_4f9TzQe1LmN8pR2sV6xY0a' })
   @ApiParam({ name: 'webhook_id', example: 'whd_8KfL2mQ9rS4tU7vW1xY3zA' })

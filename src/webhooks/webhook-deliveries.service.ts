@@ -87,15 +87,24 @@ export class WebhookDeliveriesService {
     );
     const suffix = `-r${Date.now().toString(36)}`;
     try {
-      for (let i = 0; i < rows.length; i += ENQUEUE_PAGE) await this.queue.enqueue(rows.slice(i, i + ENQUEUE_PAGE).map((r) => r.id), suffix);
+      for (let i = 0; i < rows.length; i += ENQUEUE_PAGE)
+        await this.queue.enqueue(
+          rows.slice(i, i + ENQUEUE_PAGE).map((r) => r.id),
+          suffix,
+        );
     } catch (err) {
-      this.logger.warn({ err: errorMessage(err), subscription: sub.id, deliveries: rows.length }, 'Recovered deliveries left to the delivery sweep: enqueue failed');
+      this.logger.warn(
+        { err: errorMessage(err), subscription: sub.id, deliveries: rows.length },
+        'Recovered deliveries left to the delivery sweep: enqueue failed',
+      );
     }
     return { requeued: rows.length };
   }
 
   private async findDelivery(scope: Scope, sub: WebhookSubscription, deliveryId: string): Promise<WebhookDelivery> {
-    const delivery = /^whd_[0-9A-Za-z]{1,36}$/.test(deliveryId) ? await scoped(this.dataSource.manager, scope).findOne(WebhookDelivery, { id: deliveryId, subscriptionId: sub.id }) : null;
+    const delivery = /^whd_[0-9A-Za-z]{1,36}$/.test(deliveryId)
+      ? await scoped(this.dataSource.manager, scope).findOne(WebhookDelivery, { id: deliveryId, subscriptionId: sub.id })
+      : null;
     if (!delivery) throw new DomainError('delivery_not_found');
     return delivery;
   }

@@ -5,7 +5,16 @@ import { PlanFeature } from '../auth/auth.decorators';
 import type { Scope } from '../common/scope';
 import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
 import { RecoverDeliveriesDto, RecoverResultDto } from './dto/delivery.dto';
-import { CreateWebhookDto, ListWebhooksQuery, RotateSecretDto, UpdateWebhookDto, WebhookCreatedDto, WebhookDeletedDto, WebhookDto, WebhookListDto } from './dto/webhook.dto';
+import {
+  CreateWebhookDto,
+  ListWebhooksQuery,
+  RotateSecretDto,
+  UpdateWebhookDto,
+  WebhookCreatedDto,
+  WebhookDeletedDto,
+  WebhookDto,
+  WebhookListDto,
+} from './dto/webhook.dto';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhooksService } from './webhooks.service';
 

@@ -48,14 +48,19 @@ export class AttendanceService {
     return this.tx.run(async (tx) => {
       const { user, token } = await this.takeSeat(tx, scope, webinarId, ref, ['live'], 'join');
       const joinedAt = await this.repo.markJoined(tx.em, webinarId, user.id);
-      await tx.record(scope, 'webinar.joined', {
-        webinar_id: webinarId,
-        user_id: user.id,
-        external_user_id: user.externalUserId,
-        name: user.name,
-        email: user.email,
-        joined_at: joinedAt.toISOString(),
-      }, joinedAt);
+      await tx.record(
+        scope,
+        'webinar.joined',
+        {
+          webinar_id: webinarId,
+          user_id: user.id,
+          external_user_id: user.externalUserId,
+          name: user.name,
+          email: user.email,
+          joined_at: joinedAt.toISOString(),
+        },
+        joinedAt,
+      );
       return this.view(tx, scope, webinarId, user, token);
     });
   }
@@ -70,7 +75,10 @@ export class AttendanceService {
   async list(scope: Scope, webinarId: string, query: ListAttendeesQuery): Promise<AttendeeListDto> {
     await this.webinars.find(scope, webinarId);
     const [rows, total] = await this.repo.attendeePage(scope, webinarId, offsetOf(query), query.limit);
-    const users = await this.users.snapshots(scope, rows.map((a) => a.userId));
+    const users = await this.users.snapshots(
+      scope,
+      rows.map((a) => a.userId),
+    );
     // A seat's learner is in the seat's scope (registration resolved it there), so every row finds its user.
     const attendees = rows.map((a) => toAttendeeView(a, users.get(a.userId)!));
     return { webinar_id: webinarId, attendees, total, page: query.page, pages: Math.ceil(total / query.limit) };

@@ -85,7 +85,10 @@ export class LivePagesService {
     const webinar = await this.requireHost(id, token);
     const seats = await this.repo.hostList(id, HOST_LIST_LIMIT);
     // Seats are taken in the webinar's own scope, so its learners are found there.
-    const users = await this.users.snapshots({ partnerId: webinar.partnerId, mode: webinar.mode }, seats.map((s) => s.userId));
+    const users = await this.users.snapshots(
+      { partnerId: webinar.partnerId, mode: webinar.mode },
+      seats.map((s) => s.userId),
+    );
     const total = await this.repo.attendeeCount(id);
     return {
       ...(await this.state(id)),

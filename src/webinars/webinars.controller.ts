@@ -26,7 +26,10 @@ export class WebinarsController {
   ) {}
 
   @Post('create')
-  @ApiOperation({ summary: 'Schedule a webinar', description: 'Returns the host join URL (with its token) once. Counts against the plan\'s rooms open at once (webinars not ended).' })
+  @ApiOperation({
+    summary: 'Schedule a webinar',
+    description: "Returns the host join URL (with its token) once. Counts against the plan's rooms open at once (webinars not ended).",
+  })
   @ApiSuccess(CreatedWebinarDto, { status: 201 })
   @ApiErrors('validation_failed', 'invalid_json', 'user_not_found', 'plan_limit_exceeded', ...KEYED_ERRORS)
   create(@Auth() auth: AuthContext, @Body() dto: CreateWebinarDto): Promise<CreatedWebinarDto> {
@@ -72,13 +75,19 @@ export class WebinarsController {
   @Post(':id/register')
   @ApiOperation({
     summary: 'Register a user',
-    description: "201 with the attendee's personal join_url; registering again is 200 with the same link and no new seat. A registration holds a seat (max_attendees).",
+    description:
+      "201 with the attendee's personal join_url; registering again is 200 with the same link and no new seat. A registration holds a seat (max_attendees).",
   })
   @WebinarId()
   @ApiSuccess(AttendanceDto, { status: 201, description: 'Registered: a seat is held.' })
   @ApiSuccess(AttendanceDto, { status: 200, description: 'Already registered: the same join link, no new seat.' })
   @ApiErrors('validation_failed', 'invalid_json', 'webinar_not_found', 'user_not_found', 'webinar_full', 'webinar_ended', ...KEYED_ERRORS)
-  async register(@CurrentScope() scope: Scope, @Param('id') id: string, @Body() dto: UserRefDto, @Res({ passthrough: true }) res: Response): Promise<AttendanceDto> {
+  async register(
+    @CurrentScope() scope: Scope,
+    @Param('id') id: string,
+    @Body() dto: UserRefDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<AttendanceDto> {
     const { created, attendance } = await this.attendance.register(scope, id, dto);
     res.status(created ? 201 : 200);
     return attendance;

@@ -60,13 +60,23 @@ export class WebinarsService {
 
   async list(scope: Scope, query: ListWebinarsQuery) {
     const [rows, total] = await this.repo.page(scope, query.status, offsetOf(query), query.limit);
-    return pageOf('webinars', rows.map((w) => this.links.view(w)), total, query);
+    return pageOf(
+      'webinars',
+      rows.map((w) => this.links.view(w)),
+      total,
+      query,
+    );
   }
 
   /** Public, not ended webinars of every partner: live ones, and scheduled ones whose slot has not passed. */
   async listPublic(query: PublicWebinarsQuery) {
     const [rows, total] = await this.repo.publicPage(query.mode, offsetOf(query), query.limit);
-    return pageOf('webinars', rows.map((w) => this.links.publicView(w)), total, query);
+    return pageOf(
+      'webinars',
+      rows.map((w) => this.links.publicView(w)),
+      total,
+      query,
+    );
   }
 
   async start(scope: Scope, id: string): Promise<WebinarDto> {
@@ -74,13 +84,18 @@ export class WebinarsService {
       await this.find(scope, id, tx.em);
       if (!(await this.repo.markLive(tx.em, id))) throw stateConflict(await this.repo.status(tx.em, id), 'start');
       const webinar = await this.find(scope, id, tx.em);
-      await tx.record(scope, 'webinar.started', {
-        webinar_id: webinar.id,
-        title: webinar.title,
-        started_at: webinar.startedAt!.toISOString(),
-        attendee_join_url: this.links.attendeeJoinUrl(webinar.id),
-        embed_url: this.links.embedUrl(webinar.id),
-      }, webinar.startedAt!);
+      await tx.record(
+        scope,
+        'webinar.started',
+        {
+          webinar_id: webinar.id,
+          title: webinar.title,
+          started_at: webinar.startedAt!.toISOString(),
+          attendee_join_url: this.links.attendeeJoinUrl(webinar.id),
+          embed_url: this.links.embedUrl(webinar.id),
+        },
+        webinar.startedAt!,
+      );
       return this.links.view(webinar);
     });
   }
@@ -100,14 +115,19 @@ export class WebinarsService {
         duration_minutes: actualMinutes(webinar.startedAt!, webinar.endedAt!),
         attendance_count: count,
       };
-      await tx.record(scope, 'webinar.ended', {
-        webinar_id: result.webinar_id,
-        title: webinar.title,
-        started_at: result.started_at,
-        ended_at: result.ended_at,
-        duration_minutes: result.duration_minutes,
-        attendance_count: result.attendance_count,
-      }, webinar.endedAt!);
+      await tx.record(
+        scope,
+        'webinar.ended',
+        {
+          webinar_id: result.webinar_id,
+          title: webinar.title,
+          started_at: result.started_at,
+          ended_at: result.ended_at,
+          duration_minutes: result.duration_minutes,
+          attendance_count: result.attendance_count,
+        },
+        webinar.endedAt!,
+      );
       return result;
     });
   }

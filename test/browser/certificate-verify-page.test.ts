@@ -70,13 +70,19 @@ describe('certificate verification page in a real browser', () => {
     await shot(page, 'certificate-verify-valid');
 
     // The links are followed as a person would (a same-origin click; the page's CSP allows no script to fetch them).
-    const [pdf] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/download')), page.getByRole('link', { name: 'Download the certificate (PDF)' }).click()]);
+    const [pdf] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/download')),
+      page.getByRole('link', { name: 'Download the certificate (PDF)' }).click(),
+    ]);
     expect(pdf.status()).toBe(200);
     expect(pdf.headers()['content-type']).toBe('application/pdf');
     expect(pdf.url()).toBe(`${PUBLIC_BASE}/api/certificates/${cert.certificateId}/download`);
     const again = await openPage();
     await again.page.goto(cert.verifyUrl);
-    const [credential] = await Promise.all([again.page.waitForResponse((r) => r.url().endsWith('/credential')), again.page.getByRole('link', { name: /Digital credential/ }).click()]);
+    const [credential] = await Promise.all([
+      again.page.waitForResponse((r) => r.url().endsWith('/credential')),
+      again.page.getByRole('link', { name: /Digital credential/ }).click(),
+    ]);
     expect(credential.status()).toBe(200);
     expect(credential.headers()['content-type']).toBe('application/vc+jwt');
   });

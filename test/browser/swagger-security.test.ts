@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 describe('Swagger UI in Chromium', () => {
-  it.each(['/docs', '/docs/'])('renders the operations and links the partner\'s guide at %s (never a blank page)', async (path) => {
+  it.each(['/docs', '/docs/'])("renders the operations and links the partner's guide at %s (never a blank page)", async (path) => {
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(String(e)));

@@ -106,7 +106,8 @@ describe('webinar pages in a real browser', () => {
   it('Swagger UI renders every tag, and Try it out on GET /api/courses with a test key answers 200', async () => {
     const doc = (await t.http.get('/docs/openapi.json')).body;
     const tags = new Set<string>();
-    for (const item of Object.values<Record<string, { tags?: string[] }>>(doc.paths)) for (const op of Object.values(item)) op.tags?.forEach((tag) => tags.add(tag));
+    for (const item of Object.values<Record<string, { tags?: string[] }>>(doc.paths))
+      for (const op of Object.values(item)) op.tags?.forEach((tag) => tags.add(tag));
     expect(tags.size).toBeGreaterThan(3);
 
     const page = await openPage();

@@ -164,7 +164,10 @@ describe('origin allowlist', () => {
     const p = await createPartner(t);
     await admin.http.patch(`/api/admin/partners/${p.partnerId}`, { allowed_origins: ['https://cors.partner.example'] });
     const preflight = (origin: string) =>
-      fetch(`${t.baseUrl}/api/courses`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-api-key' } });
+      fetch(`${t.baseUrl}/api/courses`, {
+        method: 'OPTIONS',
+        headers: { Origin: origin, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-api-key' },
+      });
     const ok = await preflight('https://cors.partner.example');
     expect(ok.headers.get('access-control-allow-origin')).toBe('https://cors.partner.example');
     expect(ok.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('x-api-key');
@@ -203,11 +206,21 @@ describe('revocation across instances', () => {
 
 describe('onboarding', () => {
   it('registers a partner whose test key works at once', async () => {
-    const res = await t.http.post('/api/partners/register', { name: 'Acme Learning', email: 'dev@acme.example', website: 'https://acme.example' }, { headers: { 'X-Forwarded-For': unique() } });
+    const res = await t.http.post(
+      '/api/partners/register',
+      { name: 'Acme Learning', email: 'dev@acme.example', website: 'https://acme.example' },
+      { headers: { 'X-Forwarded-For': unique() } },
+    );
     expect(res.status).toBe(201);
     expect(res.body.data).toEqual({
       partner: { id: expect.any(Number), name: 'Acme Learning', email: 'dev@acme.example', plan: 'starter', status: 'active' },
-      api_key: { id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^eck_test_[0-9A-Za-z]{38}$/), mode: 'test', key_prefix: res.body.data.api_key.key.slice(0, 14), created_at: expect.any(String) },
+      api_key: {
+        id: expect.stringMatching(/^key_/),
+        key: expect.stringMatching(/^eck_test_[0-9A-Za-z]{38}$/),
+        mode: 'test',
+        key_prefix: res.body.data.api_key.key.slice(0, 14),
+        created_at: expect.any(String),
+      },
     });
     const me = await t.http.get('/api/partners/me', { key: res.body.data.api_key.key });
     expect(me.status).toBe(200);
@@ -244,7 +257,11 @@ describe('onboarding', () => {
     const requested = await p.http.post('/api/partners/me/production-access', { use_case: 'We embed courses in our HR onboarding product.' });
     expect(requested.status).toBe(202);
     expect(requested.body.data.request).toEqual({ id: expect.stringMatching(/^par_/), status: 'pending', created_at: expect.any(String) });
-    expectError(await p.http.post('/api/partners/me/production-access', { use_case: 'Asking a second time, please.' }), 409, 'production_access_already_requested');
+    expectError(
+      await p.http.post('/api/partners/me/production-access', { use_case: 'Asking a second time, please.' }),
+      409,
+      'production_access_already_requested',
+    );
 
     const pending = await admin.http.get('/api/admin/production-access?status=pending&limit=100');
     expect(pending.body.data.requests.map((r: { id: string }) => r.id)).toContain(requested.body.data.request.id);
@@ -256,7 +273,11 @@ describe('onboarding', () => {
     expect(liveKey).toMatch(/^eck_live_/);
     const me = await t.http.get('/api/partners/me', { key: liveKey });
     expect(me.body.data).toMatchObject({ id: p.partnerId, mode: 'live' });
-    expectError(await admin.http.post(`/api/admin/production-access/${requested.body.data.request.id}/reject`, { reason: 'late' }), 409, 'request_already_reviewed');
+    expectError(
+      await admin.http.post(`/api/admin/production-access/${requested.body.data.request.id}/reject`, { reason: 'late' }),
+      409,
+      'request_already_reviewed',
+    );
   });
 
   it('rejects a production access request with a reason', async () => {

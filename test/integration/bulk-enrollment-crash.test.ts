@@ -90,7 +90,16 @@ describe('bulk enrolment across worker crashes and a Redis that lost its data', 
       [c.users, c.courses, jobId],
     );
     const n = 2 * LEARNERS;
-    expect(inv).toEqual({ enrollments: n, distinct_results: n, results_matching: n, course_counts: n, debits: n, bad_balances: 0, events: n, distinct_events: n });
+    expect(inv).toEqual({
+      enrollments: n,
+      distinct_results: n,
+      results_matching: n,
+      course_counts: n,
+      debits: n,
+      bad_balances: 0,
+      events: n,
+      distinct_events: n,
+    });
     // Row order per learner: the enrolment into A (rows 0…) was made before the one into B.
     const [{ out_of_order }] = await t.db.query(
       `SELECT count(*)::int AS out_of_order FROM enrollments a JOIN enrollments b ON a.user_id = b.user_id AND a.course_id = $1 AND b.course_id = $2 WHERE a.id > b.id`,

@@ -43,7 +43,9 @@ describe('POST /api/enroll/bulk', () => {
 
     const done = await waitForJob(p.http, job.id);
     // Rows of different learners run in parallel lanes, so enrolment ids and event times need not follow row order.
-    const enrollments: Array<{ id: number; user_id: number }> = await t.db.query(`SELECT id, user_id FROM enrollments WHERE course_id = $1 ORDER BY user_id`, [course.id]);
+    const enrollments: Array<{ id: number; user_id: number }> = await t.db.query(`SELECT id, user_id FROM enrollments WHERE course_id = $1 ORDER BY user_id`, [
+      course.id,
+    ]);
     expect(enrollments.map((e) => e.user_id)).toEqual([a.id, b.id]); // a was created first: the lower id
     expect(done).toEqual({
       ...job,
@@ -65,8 +67,24 @@ describe('POST /api/enroll/bulk', () => {
     const events = (await eventsOf(t.db, p.partnerId, 'course.enrolled')).filter((e) => e.payload.course_id === course.id);
     const view = (await p.http.get(`/api/enrollments/${enrollments[0].id}`)).body.data;
     expect(events.map((e) => e.payload).sort((x, y) => Number(x.user_id) - Number(y.user_id))).toEqual([
-      { enrollment_id: enrollments[0].id, user_id: a.id, external_user_id: a.external_user_id, course_id: course.id, course_title: course.title, credits_deducted: 20, enrolled_at: view.enrolled_at },
-      { enrollment_id: enrollments[1].id, user_id: b.id, external_user_id: b.external_user_id, course_id: course.id, course_title: course.title, credits_deducted: 0, enrolled_at: expect.any(String) },
+      {
+        enrollment_id: enrollments[0].id,
+        user_id: a.id,
+        external_user_id: a.external_user_id,
+        course_id: course.id,
+        course_title: course.title,
+        credits_deducted: 20,
+        enrolled_at: view.enrolled_at,
+      },
+      {
+        enrollment_id: enrollments[1].id,
+        user_id: b.id,
+        external_user_id: b.external_user_id,
+        course_id: course.id,
+        course_title: course.title,
+        credits_deducted: 0,
+        enrolled_at: expect.any(String),
+      },
     ]);
   });
 
@@ -95,18 +113,34 @@ describe('POST /api/enroll/bulk', () => {
 
     const done = await waitForJob(p.http, (await startBulk(p.http, rows)).id);
     expect(done).toMatchObject({ total: 9, processed: 9, succeeded: 2, failed: 7 });
-    const [richRow, otherRow] = await t.db.query(`SELECT id FROM enrollments WHERE course_id = $1 AND user_id = ANY($2::int[]) ORDER BY user_id = $3 DESC`, [course.id, [rich.id, other.id], rich.id]);
+    const [richRow, otherRow] = await t.db.query(`SELECT id FROM enrollments WHERE course_id = $1 AND user_id = ANY($2::int[]) ORDER BY user_id = $3 DESC`, [
+      course.id,
+      [rich.id, other.id],
+      rich.id,
+    ]);
     expect(done.results).toEqual([
       { index: 0, status: 'created', enrollment_id: richRow.id, credits_deducted: 10 },
-      { index: 1, status: 'failed', error: { code: 'insufficient_credits', message: 'The user does not have enough credits.', details: { required: 10, available: 5 } } },
-      { index: 2, status: 'failed', error: { code: 'already_enrolled', message: 'The user is already enrolled in this course.', details: { enrollment_id: first.body.data.enrollment_id } } },
+      {
+        index: 1,
+        status: 'failed',
+        error: { code: 'insufficient_credits', message: 'The user does not have enough credits.', details: { required: 10, available: 5 } },
+      },
+      {
+        index: 2,
+        status: 'failed',
+        error: { code: 'already_enrolled', message: 'The user is already enrolled in this course.', details: { enrollment_id: first.body.data.enrollment_id } },
+      },
       { index: 3, status: 'failed', error: { code: 'user_not_found', message: 'User not found.' } },
       { index: 4, status: 'failed', error: { code: 'user_not_found', message: 'User not found.' } },
       { index: 5, status: 'failed', error: { code: 'course_not_found', message: 'Course not found.' } },
       {
         index: 6,
         status: 'failed',
-        error: { code: 'validation_failed', message: 'The request is invalid.', details: [{ field: 'external_user_id', message: 'user_id and external_user_id name different users' }] },
+        error: {
+          code: 'validation_failed',
+          message: 'The request is invalid.',
+          details: [{ field: 'external_user_id', message: 'user_id and external_user_id name different users' }],
+        },
       },
       { index: 7, status: 'failed', error: { code: 'user_not_found', message: 'User not found.' } },
       { index: 8, status: 'created', enrollment_id: otherRow.id, credits_deducted: 0 },
@@ -120,7 +154,15 @@ describe('POST /api/enroll/bulk', () => {
     const learner = await createLearner(p.http);
     await topUp(p.http, learner.id, 30);
     const courses = await Promise.all([20, 20, 10, 5].map((creditCost) => createCourse(t.db, { creditCost })));
-    const done = await waitForJob(p.http, (await startBulk(p.http, courses.map((c) => ({ user_id: learner.id, course_id: c.course.id })))).id);
+    const done = await waitForJob(
+      p.http,
+      (
+        await startBulk(
+          p.http,
+          courses.map((c) => ({ user_id: learner.id, course_id: c.course.id })),
+        )
+      ).id,
+    );
     expect(done.results.map((r: any) => r.status)).toEqual(['created', 'failed', 'created', 'failed']);
     expect(done.results[1].error.details).toEqual({ required: 20, available: 10 });
     expect(done.results[3].error.details).toEqual({ required: 5, available: 0 });
@@ -135,13 +177,14 @@ describe('POST /api/enroll/bulk', () => {
     await waitForJob(p.http, job.id);
     // xmin is the id of the transaction that inserted a row (the enrolment, debit and outcome rows are never updated
     // here); the outbox row is updated when dispatched, so it is matched by now(), the transaction's start time.
-    const rows: Array<{ status: string; result_tx: string; enrollment_tx: string | null; debit_tx: string | null; result_at: Date; event_at: Date | null }> = await t.db.query(
-      `SELECT r.status, r.xmin::text AS result_tx, e.xmin::text AS enrollment_tx, r.processed_at AS result_at,
+    const rows: Array<{ status: string; result_tx: string; enrollment_tx: string | null; debit_tx: string | null; result_at: Date; event_at: Date | null }> =
+      await t.db.query(
+        `SELECT r.status, r.xmin::text AS result_tx, e.xmin::text AS enrollment_tx, r.processed_at AS result_at,
               (SELECT c.xmin::text FROM credit_transactions c WHERE c.enrollment_id = e.id) AS debit_tx,
               (SELECT v.created_at FROM events v WHERE v.type = 'course.enrolled' AND (v.payload->>'enrollment_id')::int = e.id) AS event_at
          FROM job_results r LEFT JOIN enrollments e ON e.id = r.enrollment_id WHERE r.job_id = $1 ORDER BY r.index`,
-      [job.id],
-    );
+        [job.id],
+      );
     expect(rows.map((r) => r.status)).toEqual(['created', 'created', 'created', 'failed']);
     for (const r of rows.slice(0, 3)) {
       expect([r.enrollment_tx, r.debit_tx]).toEqual([r.result_tx, r.result_tx]);
@@ -154,7 +197,10 @@ describe('POST /api/enroll/bulk', () => {
     const learners = await Promise.all(Array.from({ length: 20 }, () => createLearner(p.http)));
     for (const l of learners) await topUp(p.http, l.id, 10);
     const { course } = await createCourse(t.db, { creditCost: 10 });
-    const job = await startBulk(p.http, learners.map((l) => ({ user_id: l.id, course_id: course.id })));
+    const job = await startBulk(
+      p.http,
+      learners.map((l) => ({ user_id: l.id, course_id: course.id })),
+    );
     // The worker of this app runs it too: three runs at once.
     const runner = t.app.get(BulkEnrollmentJob);
     await Promise.all([runner.run(job.id, false, () => false), runner.run(job.id, false, () => false)]);
@@ -188,11 +234,21 @@ describe('POST /api/enroll/bulk', () => {
     const cases: Array<[unknown, Array<{ field: string }>]> = [
       [{ enrollments: [] }, [{ field: 'enrollments' }]],
       [
-        { enrollments: [{ user_id: 1, course_id: 1 }, { user_id: 1, course_id: 1 }, { user_id: 1, course_id: 1 }, { user_id: 1, course_id: 'x' }] },
+        {
+          enrollments: [
+            { user_id: 1, course_id: 1 },
+            { user_id: 1, course_id: 1 },
+            { user_id: 1, course_id: 1 },
+            { user_id: 1, course_id: 'x' },
+          ],
+        },
         [{ field: 'enrollments[3].course_id' }],
       ],
       [{ enrollments: [{ user_id: 1, course_id: 1, extra: true }] }, [{ field: 'enrollments[0].extra' }]],
-      [{ enrollments: [{ user_id: 0, course_id: 1, deduct_credits: 'yes' }] }, [{ field: 'enrollments[0].user_id' }, { field: 'enrollments[0].deduct_credits' }]],
+      [
+        { enrollments: [{ user_id: 0, course_id: 1, deduct_credits: 'yes' }] },
+        [{ field: 'enrollments[0].user_id' }, { field: 'enrollments[0].deduct_credits' }],
+      ],
       [{ enrollments: [{ user_id: 1, course_id: 1 }, { course_id: 1 }] }, [{ field: 'enrollments[1].user_id' }]],
       [{ enrollments: [{ user_id: 1, course_id: 1 }], more: 1 }, [{ field: 'more' }]],
     ];
@@ -226,11 +282,18 @@ describe('POST /api/enroll/bulk', () => {
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(retry.body.data).toEqual(first.body.data);
     expect(retry.headers.get('location')).toBe(`/api/jobs/${first.body.data.job.id}`);
-    const other = await p.http.post('/api/enroll/bulk', { enrollments: [{ user_id: learner.id, course_id: course.id, deduct_credits: false }] }, { headers: { 'Idempotency-Key': key } });
+    const other = await p.http.post(
+      '/api/enroll/bulk',
+      { enrollments: [{ user_id: learner.id, course_id: course.id, deduct_credits: false }] },
+      { headers: { 'Idempotency-Key': key } },
+    );
     expect(other.status).toBe(422);
     expect(other.body.error.code).toBe('idempotency_key_reused');
     await waitForJob(p.http, first.body.data.job.id);
-    const [{ jobs }] = await t.db.query(`SELECT count(*)::int AS jobs FROM jobs WHERE partner_id = $1 AND input @> $2::jsonb`, [p.partnerId, JSON.stringify([{ user_id: learner.id }])]);
+    const [{ jobs }] = await t.db.query(`SELECT count(*)::int AS jobs FROM jobs WHERE partner_id = $1 AND input @> $2::jsonb`, [
+      p.partnerId,
+      JSON.stringify([{ user_id: learner.id }]),
+    ]);
     expect(jobs).toBe(1);
     expect((await t.db.query(`SELECT count(*)::int AS n FROM enrollments WHERE user_id = $1`, [learner.id]))[0].n).toBe(1);
   });
@@ -250,7 +313,11 @@ describe('POST /api/enroll/bulk', () => {
 
   it('belongs to the enrolment plan group: starter keys are refused', async () => {
     const starter = await createPartner(t, { plan: 'starter' });
-    for (const res of [await starter.http.post('/api/enroll/bulk', { enrollments: [{ user_id: 1, course_id: 1 }] }), await starter.http.get('/api/jobs'), await starter.http.get('/api/jobs/job_0000000000000000000000')]) {
+    for (const res of [
+      await starter.http.post('/api/enroll/bulk', { enrollments: [{ user_id: 1, course_id: 1 }] }),
+      await starter.http.get('/api/jobs'),
+      await starter.http.get('/api/jobs/job_0000000000000000000000'),
+    ]) {
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('endpoint_not_in_plan');
     }

@@ -81,8 +81,7 @@ describe('GET /api/courses', () => {
     const category = unique('Cat');
     const a = await createCourse(t.db, { category, rating: 3.1, title: `B ${unique()}` });
     const b = await createCourse(t.db, { category, rating: 4.9, title: `A ${unique()}` });
-    const ids = async (sort: string) =>
-      (await api.get(`/api/courses?category=${category}&sort=${sort}`)).body.data.courses.map((c: { id: number }) => c.id);
+    const ids = async (sort: string) => (await api.get(`/api/courses?category=${category}&sort=${sort}`)).body.data.courses.map((c: { id: number }) => c.id);
     expect(await ids('rating')).toEqual([b.course.id, a.course.id]);
     expect(await ids('title')).toEqual([b.course.id, a.course.id]);
     expect(await ids('newest')).toEqual([b.course.id, a.course.id]);

@@ -139,13 +139,22 @@ describe('GET /.well-known/jwks.json', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     expect(res.body.keys).toHaveLength(1);
     const [key] = res.body.keys;
-    expect(key).toEqual({ kty: 'OKP', crv: 'Ed25519', x: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), kid: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), alg: 'EdDSA', use: 'sig' });
+    expect(key).toEqual({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      x: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      kid: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      alg: 'EdDSA',
+      use: 'sig',
+    });
     // kid is the RFC 7638 thumbprint of the key.
-    const thumbprint = createHash('sha256').update(JSON.stringify({ crv: 'Ed25519', kty: 'OKP', x: key.x })).digest('base64url');
+    const thumbprint = createHash('sha256')
+      .update(JSON.stringify({ crv: 'Ed25519', kty: 'OKP', x: key.x }))
+      .digest('base64url');
     expect(key.kid).toBe(thumbprint);
   });
 
-  it('keeps the development key across restarts: a second instance serves the same key and verifies the first one\'s credentials', async () => {
+  it("keeps the development key across restarts: a second instance serves the same key and verifies the first one's credentials", async () => {
     const cert = await issueCertificate(t, partner);
     const jwt = (await credential(cert.certificateId)).text;
     const second = await startApp({ TRUST_PROXY: '1' });

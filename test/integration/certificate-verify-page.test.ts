@@ -23,7 +23,9 @@ function page(path: string, ip = clientIp()) {
 function expectPageHeaders(headers: Headers): void {
   expect(headers.get('content-type')).toBe('text/html; charset=utf-8');
   const csp = headers.get('content-security-policy')!;
-  expect(csp).toMatch(/^default-src 'none'; style-src 'nonce-[A-Za-z0-9+/=]+'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/);
+  expect(csp).toMatch(
+    /^default-src 'none'; style-src 'nonce-[A-Za-z0-9+/=]+'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/,
+  );
   expect(headers.get('x-content-type-options')).toBe('nosniff');
   expect(headers.get('x-robots-tag')).toBe('noindex, nofollow');
   expect(headers.get('referrer-policy')).toBe('no-referrer');
@@ -79,14 +81,17 @@ describe('GET /verify/{cert_id}', () => {
     expect(res.text).not.toContain('/credential"');
   });
 
-  it.each(['TST-2026-0000000000', 'not-a-certificate', '%3Cb%3Ebold%3C%2Fb%3E'])('answers a 404 page for the unknown or malformed id %p without echoing it', async (id) => {
-    const res = await page(`/verify/${id}`);
-    expect(res.status).toBe(404);
-    expectPageHeaders(res.headers);
-    expect(res.text).toContain('Certificate not found');
-    expect(res.text).toContain('data-verdict="unknown"');
-    expect(res.text).not.toContain(decodeURIComponent(id));
-  });
+  it.each(['TST-2026-0000000000', 'not-a-certificate', '%3Cb%3Ebold%3C%2Fb%3E'])(
+    'answers a 404 page for the unknown or malformed id %p without echoing it',
+    async (id) => {
+      const res = await page(`/verify/${id}`);
+      expect(res.status).toBe(404);
+      expectPageHeaders(res.headers);
+      expect(res.text).toContain('Certificate not found');
+      expect(res.text).toContain('data-verdict="unknown"');
+      expect(res.text).not.toContain(decodeURIComponent(id));
+    },
+  );
 
   it('escapes what the certificate holds', async () => {
     const cert = await issueCertificate(t, partner, { name: `<script>alert("x")</script> O'Brien & Co`, courseTitle: `<img src=x onerror=alert(1)> "Quotes"` });

@@ -62,7 +62,10 @@ async function enrolledLearner(api: HttpClient, topics?: boolean[]): Promise<Lea
 }
 
 async function progress(api: HttpClient, l: Learner, topicIndex: number, quizPassed?: boolean) {
-  const res = await api.post(`/api/enrollments/${l.enrollmentId}/progress`, { topic_id: l.course.topics[topicIndex].id, ...(quizPassed === undefined ? {} : { quiz_passed: quizPassed }) });
+  const res = await api.post(`/api/enrollments/${l.enrollmentId}/progress`, {
+    topic_id: l.course.topics[topicIndex].id,
+    ...(quizPassed === undefined ? {} : { quiz_passed: quizPassed }),
+  });
   expect(res.status).toBe(200);
   return res.body.data;
 }
@@ -89,7 +92,11 @@ function verify(id: string, ip = clientIp(), headers: Record<string, string> = {
 async function issuedByAdmin(p: CreatedPartner): Promise<{ learner: Learner; certificateId: string }> {
   const learner = await enrolledLearner(p.http);
   await completeTopics(p.http, learner, false);
-  const res = await admin.http.post('/api/certificates/issue', { user_id: learner.userId, course_id: learner.course.course.id, override_quiz: true }, asAdminFor(p));
+  const res = await admin.http.post(
+    '/api/certificates/issue',
+    { user_id: learner.userId, course_id: learner.course.course.id, override_quiz: true },
+    asAdminFor(p),
+  );
   expect(res.status).toBe(201);
   return { learner, certificateId: res.body.data.certificate_id };
 }
@@ -105,7 +112,17 @@ describe('automatic issue at completion', () => {
     expect(certificateId).toMatch(CERT_ID);
 
     const [row] = await t.db.query(`SELECT * FROM certificates WHERE id = $1`, [certificateId]);
-    expect(row).toMatchObject({ partner_id: partner.partnerId, mode: 'test', user_id: l.userId, course_id: l.course.course.id, enrollment_id: l.enrollmentId, holder_name: l.name, course_title: l.course.course.title, override_quiz: false, revoked_at: null });
+    expect(row).toMatchObject({
+      partner_id: partner.partnerId,
+      mode: 'test',
+      user_id: l.userId,
+      course_id: l.course.course.id,
+      enrollment_id: l.enrollmentId,
+      holder_name: l.name,
+      course_title: l.course.course.title,
+      override_quiz: false,
+      revoked_at: null,
+    });
     const completedAt = new Date(last.completed_at as string);
     const issuedAt = completedAt.toISOString().slice(0, 10);
     expect(certificateId.slice(4, 8)).toBe(issuedAt.slice(0, 4));
@@ -192,7 +209,11 @@ describe('POST /api/certificates/issue', () => {
   it('lets an admin waive pending quizzes (201 with the contract fields, certificate.issued recorded), then answers 409 to a repeat', async () => {
     const l = await enrolledLearner(partner.http);
     await completeTopics(partner.http, l, false);
-    const res = await admin.http.post('/api/certificates/issue', { user_id: l.userId, course_id: l.course.course.id, override_quiz: true }, asAdminFor(partner));
+    const res = await admin.http.post(
+      '/api/certificates/issue',
+      { user_id: l.userId, course_id: l.course.course.id, override_quiz: true },
+      asAdminFor(partner),
+    );
     expect(res.status).toBe(201);
     const id = res.body.data.certificate_id;
     expect(res.body.data).toEqual({
@@ -220,7 +241,11 @@ describe('POST /api/certificates/issue', () => {
   it('never waives topics, even for an admin', async () => {
     const l = await enrolledLearner(partner.http);
     await progress(partner.http, l, 0);
-    const res = await admin.http.post('/api/certificates/issue', { user_id: l.userId, course_id: l.course.course.id, override_quiz: true }, asAdminFor(partner));
+    const res = await admin.http.post(
+      '/api/certificates/issue',
+      { user_id: l.userId, course_id: l.course.course.id, override_quiz: true },
+      asAdminFor(partner),
+    );
     expect(res.status).toBe(422);
     expect(res.body.error.details).toEqual({ completed_topics: 1, total_topics: 3, quizzes_pending: 1 });
   });
@@ -233,7 +258,7 @@ describe('POST /api/certificates/issue', () => {
     expect(res.body.error.details).toEqual({ certificate_id: last.certificate_id });
   });
 
-  it('lets an admin without X-Partner-Id issue for a learner found by global user id, in that learner\'s partner and mode', async () => {
+  it("lets an admin without X-Partner-Id issue for a learner found by global user id, in that learner's partner and mode", async () => {
     const l = await enrolledLearner(other.http);
     await completeTopics(other.http, l, false);
     const res = await admin.http.post('/api/certificates/issue', { user_id: l.userId, course_id: l.course.course.id, override_quiz: true });
@@ -249,7 +274,11 @@ describe('POST /api/certificates/issue', () => {
     const res = await other.http.post('/api/certificates/issue', { user_id: l.userId, course_id: l.course.course.id });
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('user_not_found');
-    const viaAdmin = await admin.http.post('/api/certificates/issue', { user_id: l.userId, course_id: l.course.course.id, override_quiz: true }, asAdminFor(other));
+    const viaAdmin = await admin.http.post(
+      '/api/certificates/issue',
+      { user_id: l.userId, course_id: l.course.course.id, override_quiz: true },
+      asAdminFor(other),
+    );
     expect(viaAdmin.status).toBe(404);
     expect(viaAdmin.body.error.code).toBe('user_not_found');
   });
@@ -283,7 +312,13 @@ describe('GET /api/certificates/verify/:cert_id', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       valid: true,
-      certificate: { id: certificateId, holder_name: learner.name, course_title: learner.course.course.title, issued_at: new Date().toISOString().slice(0, 10), platform: 'Learning Platform (test)' },
+      certificate: {
+        id: certificateId,
+        holder_name: learner.name,
+        course_title: learner.course.course.title,
+        issued_at: new Date().toISOString().slice(0, 10),
+        platform: 'Learning Platform (test)',
+      },
     });
   });
 

@@ -31,7 +31,13 @@ describe('operator CLI (contract section 4)', () => {
   it('creates a partner with a key of the requested plan and mode', async () => {
     const { code, out } = await cli('partner', 'create', '--name', unique('CLI Partner'), '--email', 'cli@example.com', '--plan', 'growth', '--mode', 'live');
     expect(code).toBe(0);
-    expect(out).toEqual({ partner_id: expect.any(Number), key_id: expect.stringMatching(/^key_/), api_key: expect.stringMatching(/^eck_live_/), mode: 'live', plan: 'growth' });
+    expect(out).toEqual({
+      partner_id: expect.any(Number),
+      key_id: expect.stringMatching(/^key_/),
+      api_key: expect.stringMatching(/^eck_live_/),
+      mode: 'live',
+      plan: 'growth',
+    });
     expect(out.key_id).toBe(await keyIdOf(out.api_key));
     const me = await t.http.get('/api/partners/me', { key: out.api_key });
     expect(me.body.data).toMatchObject({ id: out.partner_id, plan: 'growth', mode: 'live' });

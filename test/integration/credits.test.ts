@@ -63,7 +63,10 @@ describe('POST /api/credits/topup', () => {
     const [a, b] = [await createLearner(p.http), await createLearner(p.http)];
     const reference = unique('pay');
     await p.http.post('/api/credits/topup', { user_id: a.id, amount: 30, reference });
-    for (const body of [{ user_id: a.id, amount: 31, reference }, { user_id: b.id, amount: 30, reference }]) {
+    for (const body of [
+      { user_id: a.id, amount: 31, reference },
+      { user_id: b.id, amount: 30, reference },
+    ]) {
       const res = await p.http.post('/api/credits/topup', body);
       expect(res.status).toBe(409);
       expect(res.body.error.code).toBe('reference_conflict');

@@ -34,7 +34,11 @@ afterAll(async () => {
 
 async function subscribe(): Promise<{ id: string; path: string }> {
   const path = `/${unique('hook')}`;
-  const res = await partner.http.post('/api/connect/webhooks', { url: receiver.url(path), events: ['user.registered'], secret: 'durability-secret-0123456789' });
+  const res = await partner.http.post('/api/connect/webhooks', {
+    url: receiver.url(path),
+    events: ['user.registered'],
+    secret: 'durability-secret-0123456789',
+  });
   expect(res.status).toBe(201);
   return { id: res.body.data.id, path };
 }
@@ -60,10 +64,14 @@ describe('PostgreSQL unreachable from the worker', () => {
     } finally {
       await pg.start();
     }
-    await waitFor(async () => {
-      const rows = await deliveriesOf(sub.id);
-      return rows.length === 20 && rows.every((r) => r.status === 'delivered');
-    }, 30_000, 'the backlog to be delivered');
+    await waitFor(
+      async () => {
+        const rows = await deliveriesOf(sub.id);
+        return rows.length === 20 && rows.every((r) => r.status === 'delivered');
+      },
+      30_000,
+      'the backlog to be delivered',
+    );
     const rows = await deliveriesOf(sub.id);
     expect(rows.map((r) => r.attempts)).toEqual(rows.map(() => 1));
     expect(new Set(receiver.at(sub.path).map((r) => r.headers['x-svc-delivery']))).toEqual(new Set(rows.map((r) => r.id)));

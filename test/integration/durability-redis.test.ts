@@ -179,7 +179,11 @@ describe('deliveries are driven by PostgreSQL: Redis losing its jobs loses no de
 
   async function subscribe(partner: CreatedPartner): Promise<{ id: string; path: string }> {
     const path = `/${unique('hook')}`;
-    const res = await partner.http.post('/api/connect/webhooks', { url: receiver.url(path), events: ['user.registered'], secret: 'durability-secret-0123456789' });
+    const res = await partner.http.post('/api/connect/webhooks', {
+      url: receiver.url(path),
+      events: ['user.registered'],
+      secret: 'durability-secret-0123456789',
+    });
     expect(res.status).toBe(201);
     return { id: res.body.data.id, path };
   }

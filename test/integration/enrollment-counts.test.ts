@@ -63,7 +63,10 @@ describe('enrolment counts', () => {
     await enrolMany(course.id, 4);
     await t.app.get(CoursesService).foldEnrollmentCounts();
     // A worker of another app may fold at the same time: either way everything ends up folded.
-    const c = await until(() => counts(course.id), (v) => v.shards === 0);
+    const c = await until(
+      () => counts(course.id),
+      (v) => v.shards === 0,
+    );
     expect(c).toEqual({ folded: 4, shards: 0, exact: 4, rows: 4 });
   });
 
@@ -72,7 +75,10 @@ describe('enrolment counts', () => {
     const { course: leader } = await createCourse(t.db, { category, enrolled: 3 });
     const { course: climber } = await createCourse(t.db, { category, creditCost: 5, enrolled: 2 });
     await enrolMany(climber.id, 2);
-    const c = await until(() => counts(climber.id), (v) => v.folded === 4);
+    const c = await until(
+      () => counts(climber.id),
+      (v) => v.folded === 4,
+    );
     expect(c.folded).toBe(4);
     const order = await until(
       async () => (await p.http.get(`/api/courses?category=${category}&sort=popular`)).body.data.courses.map((x: { id: number }) => x.id),

@@ -21,7 +21,11 @@ export async function topUp(api: HttpClient, userId: number, amount: number): Pr
   if (res.status !== 201) throw new Error(`top-up failed: ${res.status} ${res.text}`);
 }
 
-export async function eventsOf(db: DataSource, partnerId: number, type: string): Promise<Array<{ payload: Record<string, unknown>; mode: string; occurred_at: Date }>> {
+export async function eventsOf(
+  db: DataSource,
+  partnerId: number,
+  type: string,
+): Promise<Array<{ payload: Record<string, unknown>; mode: string; occurred_at: Date }>> {
   return db.query(`SELECT payload, mode, occurred_at FROM events WHERE partner_id = $1 AND type = $2 ORDER BY occurred_at, id`, [partnerId, type]);
 }
 

@@ -10,8 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const enrolledCount = async (courseId: number): Promise<number> =>
-  (await t.db.query(`SELECT course_enrolled($1) AS enrolled`, [courseId]))[0].enrolled;
+const enrolledCount = async (courseId: number): Promise<number> => (await t.db.query(`SELECT course_enrolled($1) AS enrolled`, [courseId]))[0].enrolled;
 
 describe('POST /api/enroll', () => {
   it('enrols by user_id, debits the cost and answers the contract shape', async () => {
@@ -33,7 +32,9 @@ describe('POST /api/enroll', () => {
     });
     expect(await enrolledCount(course.id)).toBe(4);
     expect(await ledgerOf(t.db, user.id)).toEqual({ balance: 25, sum: 25, rows: 2 });
-    const [debit] = await t.db.query(`SELECT amount, kind, enrollment_id, balance_after FROM credit_transactions WHERE user_id = $1 AND kind = 'enrollment'`, [user.id]);
+    const [debit] = await t.db.query(`SELECT amount, kind, enrollment_id, balance_after FROM credit_transactions WHERE user_id = $1 AND kind = 'enrollment'`, [
+      user.id,
+    ]);
     expect(debit).toEqual({ amount: -15, kind: 'enrollment', enrollment_id: res.body.data.enrollment_id, balance_after: 25 });
   });
 
@@ -212,7 +213,12 @@ describe('reading enrolments', () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ total: 3, page: 1, pages: 2 });
     expect(res.body.data.enrollments.map((e: { enrollment_id: number }) => e.enrollment_id)).toEqual([ids[2], ids[1]]);
-    expect((await p.http.get(`/api/users/${(await createLearner(p.http)).id}/enrollments`)).body.data).toEqual({ enrollments: [], total: 0, page: 1, pages: 0 });
+    expect((await p.http.get(`/api/users/${(await createLearner(p.http)).id}/enrollments`)).body.data).toEqual({
+      enrollments: [],
+      total: 0,
+      page: 1,
+      pages: 0,
+    });
   });
 
   it('answers 404 for unknown ids and 400 for malformed ones', async () => {

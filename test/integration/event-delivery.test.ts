@@ -136,7 +136,13 @@ describe('events of the business flows reach a real receiver', () => {
 
     await waitFor(() => receiver.at('/learning').length >= 4, 10_000, 'four events');
     const got = envelopes('/learning');
-    expect(got['user.registered'][0].data).toEqual({ user_id: learner.id, external_user_id: learner.external_user_id, name: 'Alan Turing', email: learner.email, registered_at: expect.stringMatching(/Z$/) });
+    expect(got['user.registered'][0].data).toEqual({
+      user_id: learner.id,
+      external_user_id: learner.external_user_id,
+      name: 'Alan Turing',
+      email: learner.email,
+      registered_at: expect.stringMatching(/Z$/),
+    });
     expect(got['credits.purchased'][0].data).toEqual({
       transaction_id: topup.body.data.transaction_id,
       user_id: learner.id,

@@ -82,8 +82,17 @@ async function createFixtures(): Promise<Fixtures> {
   const user = await ok(p.key, '/api/users', { external_user_id: externalUserId, name: 'Fuzz Learner', email: `${unique('l')}@example.com` });
   const enrollment = await ok(p.key, '/api/enroll', { user_id: user.id, course_id: course.id });
   const done = await ok(p.key, `/api/enrollments/${enrollment.enrollment_id}/progress`, { topic_id: topics[0].id });
-  const webinar = await ok(p.key, '/api/webinars/create', { title: 'Fuzz webinar', host_id: user.id, scheduled_at: new Date(Date.now() + 86_400_000).toISOString(), is_public: true });
-  const webhook = await ok(p.key, '/api/connect/webhooks', { url: 'https://hooks.example.com/fuzz', events: ['webinar.ended'], secret: 'fuzz-secret-0123456789' });
+  const webinar = await ok(p.key, '/api/webinars/create', {
+    title: 'Fuzz webinar',
+    host_id: user.id,
+    scheduled_at: new Date(Date.now() + 86_400_000).toISOString(),
+    is_public: true,
+  });
+  const webhook = await ok(p.key, '/api/connect/webhooks', {
+    url: 'https://hooks.example.com/fuzz',
+    events: ['webinar.ended'],
+    secret: 'fuzz-secret-0123456789',
+  });
   const access = await ok(victim.key, '/api/partners/me/production-access', { use_case: 'We test how the API copes with garbage.' });
   const bulk = await ok(p.key, '/api/enroll/bulk', { enrollments: [{ user_id: user.id, course_id: course.id }] });
   return {
@@ -128,7 +137,15 @@ function operationsOf(): Operation[] {
   }
   // The webinar pages are excluded from the document but are public: fuzz them too.
   ops.push(
-    { method: 'GET', path: '/live/join', query: [{ name: 'wbn', schema: { 'x-fixture': 'webinar' } }, { name: 't', schema: { 'x-fixture': 'hostToken' } }, { name: 'a', schema: {} }] },
+    {
+      method: 'GET',
+      path: '/live/join',
+      query: [
+        { name: 'wbn', schema: { 'x-fixture': 'webinar' } },
+        { name: 't', schema: { 'x-fixture': 'hostToken' } },
+        { name: 'a', schema: {} },
+      ],
+    },
     { method: 'GET', path: '/live/embed/{id}', query: [{ name: 'a', schema: {} }] },
     { method: 'GET', path: '/live/state/{id}', query: [] },
     { method: 'GET', path: '/live/host/{id}/state', query: [] },
@@ -202,11 +219,16 @@ function bodyObject(schema: any, garbageWeight = 1): fc.Arbitrary<Json> {
   const props = Object.entries<any>(schema.properties ?? {});
   const model: Record<string, fc.Arbitrary<Json>> = {};
   for (const [name, s] of props) {
-    model[name] = garbageWeight ? fc.oneof({ arbitrary: validValue(name, s), weight: 2 }, { arbitrary: hostileValue, weight: garbageWeight * 2 }) : validValue(name, s);
+    model[name] = garbageWeight
+      ? fc.oneof({ arbitrary: validValue(name, s), weight: 2 }, { arbitrary: hostileValue, weight: garbageWeight * 2 })
+      : validValue(name, s);
   }
   const known = fc.record(model, { requiredKeys: garbageWeight ? [] : (schema.required ?? []) }) as fc.Arbitrary<Record<string, Json>>;
   if (!garbageWeight) return known;
-  const unknownFields = fc.oneof({ arbitrary: fc.constant({}), weight: 4 }, { arbitrary: fc.dictionary(hostileKey(), hostileValue, { maxKeys: 3 }), weight: 1 });
+  const unknownFields = fc.oneof(
+    { arbitrary: fc.constant({}), weight: 4 },
+    { arbitrary: fc.dictionary(hostileKey(), hostileValue, { maxKeys: 3 }), weight: 1 },
+  );
   return fc.tuple(known, unknownFields).map(([k, u]) => {
     const out: Record<string, Json> = {};
     for (const [key, v] of Object.entries(u)) Object.defineProperty(out, key, { value: v, enumerable: true, configurable: true, writable: true });
@@ -249,7 +271,11 @@ const contentTypes = fc.oneof(
 function requestArbitrary(op: Operation): fc.Arbitrary<Sent> {
   const params = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
   const pathArb = fc
-    .tuple(...params.map((name) => fc.oneof({ arbitrary: fc.constant(null).map(() => validPathValue(op.path, name)), weight: 2 }, { arbitrary: badPathSegment, weight: 3 })))
+    .tuple(
+      ...params.map((name) =>
+        fc.oneof({ arbitrary: fc.constant(null).map(() => validPathValue(op.path, name)), weight: 2 }, { arbitrary: badPathSegment, weight: 3 }),
+      ),
+    )
     .map((values) => params.reduce((p, name, i) => p.replace(`{${name}}`, values[i]), op.path));
   const queryArb = fc
     .tuple(
@@ -272,24 +298,43 @@ function requestArbitrary(op: Operation): fc.Arbitrary<Sent> {
     .map((parts) => parts.flat());
   const hasBody = op.method !== 'GET' && op.method !== 'DELETE';
   const bodyArb: fc.Arbitrary<{ body?: string; contentType?: string; encoding?: string }> = hasBody
-    ? fc.oneof(
-        { arbitrary: (op.body ? bodyObject(op.body) : fc.dictionary(hostileKey(), hostileValue, { maxKeys: 3 })).map((b): { body?: string } => ({ body: JSON.stringify(b) })), weight: 8 },
-        { arbitrary: hostileValue.map((b) => ({ body: JSON.stringify(b) ?? 'null' })), weight: 2 },
-        { arbitrary: rawBodies.map((body) => ({ body })), weight: 2 },
-        { arbitrary: fc.constant<{ body?: string }>({}), weight: 1 },
-      )
+    ? fc
+        .oneof(
+          {
+            arbitrary: (op.body ? bodyObject(op.body) : fc.dictionary(hostileKey(), hostileValue, { maxKeys: 3 })).map((b): { body?: string } => ({
+              body: JSON.stringify(b),
+            })),
+            weight: 8,
+          },
+          { arbitrary: hostileValue.map((b) => ({ body: JSON.stringify(b) ?? 'null' })), weight: 2 },
+          { arbitrary: rawBodies.map((body) => ({ body })), weight: 2 },
+          { arbitrary: fc.constant<{ body?: string }>({}), weight: 1 },
+        )
         .chain((b) =>
-          fc.record({
-            contentType: b.body === undefined ? fc.option(contentTypes, { nil: undefined }) : contentTypes,
-            encoding: fc.oneof({ arbitrary: fc.constant(undefined), weight: 12 }, { arbitrary: fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'x-unknown'), weight: 1 }),
-          }).map((h) => ({ ...b, ...h })),
+          fc
+            .record({
+              contentType: b.body === undefined ? fc.option(contentTypes, { nil: undefined }) : contentTypes,
+              encoding: fc.oneof(
+                { arbitrary: fc.constant(undefined), weight: 12 },
+                { arbitrary: fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'x-unknown'), weight: 1 },
+              ),
+            })
+            .map((h) => ({ ...b, ...h })),
         )
     : fc.constant({});
   const headersArb = fc.record({
     key: fc.constantFrom<KeyKind>('partner', 'partner', 'partner', 'partnerLive', 'admin', 'adminAsPartner', 'adminAsPartner', 'none', 'garbage'),
     garbageKey,
-    partnerId: fc.oneof({ arbitrary: fc.constant(null), weight: 6 }, { arbitrary: fc.constantFrom('-1', '0', 'abc', '99999999999', '2147483648', '1.5', ' 1', '1,2', ''), weight: 1 }, { arbitrary: headerString(20), weight: 1 }),
-    partnerMode: fc.oneof({ arbitrary: fc.constant('test'), weight: 6 }, { arbitrary: fc.constantFrom(undefined, 'live', 'TEST', '', 'test,live'), weight: 2 }, { arbitrary: headerString(10), weight: 1 }),
+    partnerId: fc.oneof(
+      { arbitrary: fc.constant(null), weight: 6 },
+      { arbitrary: fc.constantFrom('-1', '0', 'abc', '99999999999', '2147483648', '1.5', ' 1', '1,2', ''), weight: 1 },
+      { arbitrary: headerString(20), weight: 1 },
+    ),
+    partnerMode: fc.oneof(
+      { arbitrary: fc.constant('test'), weight: 6 },
+      { arbitrary: fc.constantFrom(undefined, 'live', 'TEST', '', 'test,live'), weight: 2 },
+      { arbitrary: headerString(10), weight: 1 },
+    ),
     idempotencyKey: fc.oneof(
       { arbitrary: fc.constant(undefined), weight: 6 },
       { arbitrary: fc.constant(null).map(() => unique('idem')), weight: 2 },
@@ -297,9 +342,19 @@ function requestArbitrary(op: Operation): fc.Arbitrary<Sent> {
       { arbitrary: headerString(300), weight: 1 },
     ),
     requestId: fc.oneof({ arbitrary: fc.constant(undefined), weight: 6 }, { arbitrary: headerString(200), weight: 1 }),
-    origin: fc.oneof({ arbitrary: fc.constant(undefined), weight: 10 }, { arbitrary: fc.constantFrom('null', 'https://evil.example', 'http://localhost:3999', 'file://'), weight: 1 }),
-    accept: fc.oneof({ arbitrary: fc.constant('application/json'), weight: 6 }, { arbitrary: fc.constantFrom('text/html', '*/*', 'application/xml', ''), weight: 1 }),
-    hostToken: fc.oneof({ arbitrary: fc.constant(undefined), weight: 2 }, { arbitrary: fc.constant(null).map(() => f.hostToken), weight: 2 }, { arbitrary: headerString(300), weight: 2 }),
+    origin: fc.oneof(
+      { arbitrary: fc.constant(undefined), weight: 10 },
+      { arbitrary: fc.constantFrom('null', 'https://evil.example', 'http://localhost:3999', 'file://'), weight: 1 },
+    ),
+    accept: fc.oneof(
+      { arbitrary: fc.constant('application/json'), weight: 6 },
+      { arbitrary: fc.constantFrom('text/html', '*/*', 'application/xml', ''), weight: 1 },
+    ),
+    hostToken: fc.oneof(
+      { arbitrary: fc.constant(undefined), weight: 2 },
+      { arbitrary: fc.constant(null).map(() => f.hostToken), weight: 2 },
+      { arbitrary: headerString(300), weight: 2 },
+    ),
   });
 
   return fc.tuple(pathArb, queryArb, bodyArb, headersArb).map(([path, query, b, h]) => {
@@ -329,7 +384,13 @@ function requestArbitrary(op: Operation): fc.Arbitrary<Sent> {
 // ---------- sending and checking ----------
 
 async function send(req: Sent): Promise<Received> {
-  const res = await fetch(t.baseUrl + req.path, { method: req.method, headers: req.headers, body: req.body, redirect: 'manual', signal: AbortSignal.timeout(15_000) });
+  const res = await fetch(t.baseUrl + req.path, {
+    method: req.method,
+    headers: req.headers,
+    body: req.body,
+    redirect: 'manual',
+    signal: AbortSignal.timeout(15_000),
+  });
   const text = await res.text();
   const contentType = res.headers.get('content-type') ?? '';
   let json: unknown;
@@ -349,7 +410,17 @@ async function send(req: Sent): Promise<Received> {
  * (key last use, outbox dispatch) are left out; deliveries are written by the relay, so they are not compared.
  */
 async function fingerprint(): Promise<string> {
-  const owned = ['users', 'enrollments', 'credit_accounts', 'credit_transactions', 'certificates', 'webinars', 'webinar_attendees', 'webhook_subscriptions', 'production_access_requests'];
+  const owned = [
+    'users',
+    'enrollments',
+    'credit_accounts',
+    'credit_transactions',
+    'certificates',
+    'webinars',
+    'webinar_attendees',
+    'webhook_subscriptions',
+    'production_access_requests',
+  ];
   const agg = (from: string) => `(SELECT count(*) || ':' || coalesce(md5(string_agg(r::text, '|' ORDER BY r::text)), '') FROM ${from})`;
   const parts = [
     ...owned.map((table) => agg(`(SELECT to_jsonb(x) AS r FROM ${table} x WHERE partner_id = ANY($1)) s`)),

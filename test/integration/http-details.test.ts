@@ -10,7 +10,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const envelope = (code: string) => ({ status: 'error', error: expect.objectContaining({ code, message: expect.any(String), request_id: expect.stringMatching(/^req_/) }) });
+const envelope = (code: string) => ({
+  status: 'error',
+  error: expect.objectContaining({ code, message: expect.any(String), request_id: expect.stringMatching(/^req_/) }),
+});
 
 describe('HTTP details (wrong methods, unknown paths, bodies of the wrong shape)', () => {
   it.each([
@@ -39,19 +42,26 @@ describe('HTTP details (wrong methods, unknown paths, bodies of the wrong shape)
     async (path) => {
       for (const method of ['GET', 'POST', 'DELETE']) {
         const res = await t.http.request(method, path);
-        expect({ method, status: res.status, type: res.headers.get('content-type') }).toEqual({ method, status: 404, type: expect.stringMatching(/^application\/json/) });
+        expect({ method, status: res.status, type: res.headers.get('content-type') }).toEqual({
+          method,
+          status: 404,
+          type: expect.stringMatching(/^application\/json/),
+        });
         expect(res.body).toEqual(envelope('route_not_found'));
         expect(res.headers.get('x-request-id')).toBe(res.body.error.request_id);
       }
     },
   );
 
-  it.each(['null', '3', '"text"', 'true', '[]', '[{"name":"x"}]'])('answers the well-formed JSON body %s where an object is expected with 400 validation_failed', async (raw) => {
-    const res = await t.http.request('POST', '/api/partners/register', { raw, headers: { 'Content-Type': 'application/json' } });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual(envelope('validation_failed'));
-    expect(res.body.error.details).toEqual([{ field: 'body', message: 'body must be a JSON object' }]);
-  });
+  it.each(['null', '3', '"text"', 'true', '[]', '[{"name":"x"}]'])(
+    'answers the well-formed JSON body %s where an object is expected with 400 validation_failed',
+    async (raw) => {
+      const res = await t.http.request('POST', '/api/partners/register', { raw, headers: { 'Content-Type': 'application/json' } });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(envelope('validation_failed'));
+      expect(res.body.error.details).toEqual([{ field: 'body', message: 'body must be a JSON object' }]);
+    },
+  );
 
   it('still calls a body that is not JSON at all invalid_json', async () => {
     const res = await t.http.request('POST', '/api/partners/register', { raw: 'nul', headers: { 'Content-Type': 'application/json' } });
@@ -75,14 +85,15 @@ describe('HTTP details (wrong methods, unknown paths, bodies of the wrong shape)
     expect(res.body.error.details).toEqual(expect.arrayContaining([{ field: 'enrollments[0].user_id', message: 'enrollments[0].user_id cannot be null' }]));
   });
 
-  it('serves the partner\'s guide at /docs/guide and the other docs pages below it, as HTML without script', async () => {
+  it("serves the partner's guide at /docs/guide and the other docs pages below it, as HTML without script", async () => {
     const guide = await fetch(`${t.baseUrl}/docs/guide`);
     expect(guide.status).toBe(200);
     expect(guide.headers.get('content-type')).toMatch(/^text\/html/);
     expect(guide.headers.get('content-security-policy')).toContain("default-src 'none'");
     const html = await guide.text();
     expect(html).toMatch(/<h1[^>]*>Partner(&#39;|')s guide<\/h1>/);
-    for (const code of ['validation_failed', 'method_not_allowed', 'idempotency_key_reused', 'webinar_full', 'service_unavailable']) expect(html).toContain(code);
+    for (const code of ['validation_failed', 'method_not_allowed', 'idempotency_key_reused', 'webinar_full', 'service_unavailable'])
+      expect(html).toContain(code);
     expect(html).toContain('href="/docs/guide/webhooks"');
     const webhooks = await fetch(`${t.baseUrl}/docs/guide/webhooks`);
     expect(webhooks.status).toBe(200);
@@ -92,7 +103,7 @@ describe('HTTP details (wrong methods, unknown paths, bodies of the wrong shape)
     expect(missing.body.error.code).toBe('route_not_found');
   });
 
-  it('lists every error code the service can send in the partner\'s guide', async () => {
+  it("lists every error code the service can send in the partner's guide", async () => {
     const { ERROR_CODES } = await import('../../src/common/errors');
     const html = await (await fetch(`${t.baseUrl}/docs/guide`)).text();
     expect(Object.keys(ERROR_CODES).filter((code) => !html.includes(`<code>${code}</code>`))).toEqual([]);

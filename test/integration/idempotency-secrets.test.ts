@@ -27,9 +27,9 @@ const withKey = (key: string) => ({ headers: { 'Idempotency-Key': key } });
 async function storedRecords(): Promise<string> {
   const keys = await redis.client.keys('*idem*');
   const values = await Promise.all(keys.map((k) => redis.client.get(k)));
-  const rows: unknown[] = await t.db.query(`SELECT to_regclass('idempotency_keys') IS NOT NULL AS present`).then(async ([r]) =>
-    r.present ? t.db.query(`SELECT * FROM idempotency_keys`) : [],
-  );
+  const rows: unknown[] = await t.db
+    .query(`SELECT to_regclass('idempotency_keys') IS NOT NULL AS present`)
+    .then(async ([r]) => (r.present ? t.db.query(`SELECT * FROM idempotency_keys`) : []));
   return JSON.stringify({ keys, values, rows });
 }
 

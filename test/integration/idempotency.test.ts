@@ -51,7 +51,9 @@ describe('Idempotency-Key', () => {
       else expect([r.status, r.body.error.code]).toEqual([409, 'idempotency_request_in_progress']);
     }
     expect(await ledgerOf(t.db, user.id)).toEqual({ balance: 90, sum: 90, rows: 2 });
-    expect(countBy(await t.db.query(`SELECT course_id FROM enrollments WHERE user_id = $1`, [user.id]), (r: { course_id: number }) => r.course_id)).toEqual({ [course.id]: 1 });
+    expect(countBy(await t.db.query(`SELECT course_id FROM enrollments WHERE user_id = $1`, [user.id]), (r: { course_id: number }) => r.course_id)).toEqual({
+      [course.id]: 1,
+    });
   });
 
   it('keeps a deterministic 4xx and replays it', async () => {
@@ -96,7 +98,9 @@ describe('Idempotency-Key', () => {
     const long = await p.http.post('/api/credits/topup', { user_id: user.id, amount: 1 }, withKey('k'.repeat(256)));
     expect(long.status).toBe(400);
     expect(long.body.error.details).toEqual([{ field: 'Idempotency-Key', message: expect.any(String) }]);
-    expect((await p.http.post('/api/credits/topup', { user_id: user.id, amount: 1 }, withKey(`${unique('k')}${'k'.repeat(241)}`.slice(0, 255)))).status).toBe(201);
+    expect((await p.http.post('/api/credits/topup', { user_id: user.id, amount: 1 }, withKey(`${unique('k')}${'k'.repeat(241)}`.slice(0, 255)))).status).toBe(
+      201,
+    );
   });
 
   it('does not apply to GET requests', async () => {

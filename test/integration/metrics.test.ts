@@ -33,7 +33,11 @@ describe('/metrics', () => {
     const receiver = await new WebhookReceiver().start();
     try {
       const p = await createPartner(t, { plan: 'growth' });
-      const created = await p.http.post('/api/connect/webhooks', { url: receiver.url('/metrics-hook'), events: ['user.registered'], secret: 'a-secret-of-16-chars-or-more' });
+      const created = await p.http.post('/api/connect/webhooks', {
+        url: receiver.url('/metrics-hook'),
+        events: ['user.registered'],
+        secret: 'a-secret-of-16-chars-or-more',
+      });
       expect(created.status).toBe(201);
       await p.http.post('/api/users', { external_user_id: 'metrics-1', name: 'Metrics', email: 'metrics@example.com' });
       await waitFor(() => receiver.at('/metrics-hook').length >= 1, 10_000, 'the delivery');

@@ -37,10 +37,9 @@ describe('migrations', () => {
     await db.runMigrations();
     expect((await db.query('SELECT name FROM migrations ORDER BY id DESC LIMIT 1'))[0].name).toBe(latest);
     // The search index describes the course as it is now, whatever the reverted migration did with it.
-    const [row] = await db.query(
-      `SELECT h.published, h.head @@ to_tsquery('english', 'hand') AS current FROM search_heads h WHERE h.course_id = $1`,
-      [course.id],
-    );
+    const [row] = await db.query(`SELECT h.published, h.head @@ to_tsquery('english', 'hand') AS current FROM search_heads h WHERE h.course_id = $1`, [
+      course.id,
+    ]);
     expect(row).toEqual({ published: true, current: true });
   });
 });

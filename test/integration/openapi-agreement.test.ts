@@ -75,7 +75,8 @@ function worldly(name: string, schema: Json): fc.Arbitrary<unknown> | null {
   if (name === 'url' && schema.type === 'string') return fc.constant(webhookTarget);
   if (name === 'tutor_id') return fc.constant(tutorId);
   if (schema.format === 'email') return fc.constantFrom('ada@example.com', 'dev.team+lp@acme.example', 'x@y.io');
-  if (schema.format === 'uri' || name === 'website' || name.endsWith('_url')) return fc.constantFrom('https://videos.example.com/a.mp4', 'https://acme.example/x?y=1');
+  if (schema.format === 'uri' || name === 'website' || name.endsWith('_url'))
+    return fc.constantFrom('https://videos.example.com/a.mp4', 'https://acme.example/x?y=1');
   return null;
 }
 
@@ -87,7 +88,9 @@ function arbitrary(schemaIn: Json, name = ''): fc.Arbitrary<unknown> {
   // An object whose anyOf only adds required fields (a learner by user_id or external_user_id): one branch each time.
   if (schema.properties && (schema.anyOf || schema.oneOf)) {
     const { anyOf, oneOf, ...rest } = schema;
-    return fc.oneof(...(anyOf ?? oneOf).map((branch: Json) => arbitrary({ ...rest, required: [...new Set([...(rest.required ?? []), ...(branch.required ?? [])])] }, name)));
+    return fc.oneof(
+      ...(anyOf ?? oneOf).map((branch: Json) => arbitrary({ ...rest, required: [...new Set([...(rest.required ?? []), ...(branch.required ?? [])])] }, name)),
+    );
   }
   if (schema.anyOf) return fc.oneof(...schema.anyOf.filter((s: Json) => s.type !== 'null').map((s: Json) => arbitrary(s, name)));
   if (schema.enum) return fc.constantFrom(...schema.enum.filter((v: unknown) => v !== null));
@@ -98,7 +101,10 @@ function arbitrary(schemaIn: Json, name = ''): fc.Arbitrary<unknown> {
     case 'integer':
       return fc.integer({ min: schema.minimum ?? 0, max: Math.min(schema.maximum ?? 1_000_000, 2_147_483_647) });
     case 'number':
-      return fc.double({ min: schema.minimum ?? 0, max: schema.maximum ?? 1000, noNaN: true, noDefaultInfinity: true }).map((n) => Math.round(n * 10) / 10).filter((n) => n >= (schema.minimum ?? 0) && n <= (schema.maximum ?? 1000));
+      return fc
+        .double({ min: schema.minimum ?? 0, max: schema.maximum ?? 1000, noNaN: true, noDefaultInfinity: true })
+        .map((n) => Math.round(n * 10) / 10)
+        .filter((n) => n >= (schema.minimum ?? 0) && n <= (schema.maximum ?? 1000));
     case 'boolean':
       return fc.boolean();
     case 'string': {
@@ -108,7 +114,9 @@ function arbitrary(schemaIn: Json, name = ''): fc.Arbitrary<unknown> {
       return WORD.map((s) => s.trim() || 'a').map((s) => s.padEnd(min, 'x').slice(0, max));
     }
     case 'array': {
-      const items = schema.uniqueItems ? fc.uniqueArray(arbitrary(schema.items, name), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 3, 3) }) : fc.array(arbitrary(schema.items, name), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 3, 3) });
+      const items = schema.uniqueItems
+        ? fc.uniqueArray(arbitrary(schema.items, name), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 3, 3) })
+        : fc.array(arbitrary(schema.items, name), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 3, 3) });
       return items;
     }
     case 'object':
@@ -184,7 +192,10 @@ describe('the OpenAPI document and the service accept the same requests', () => 
       const schema = o.op.requestBody.content['application/json'].schema;
       const resolved = resolve(schema);
       const validate = validator(`${o.method} ${o.path}`, schema);
-      const [valid] = fc.sample(arbitrary(schema).filter((b) => validate(b)), { numRuns: 1, seed: 7 }) as Json[];
+      const [valid] = fc.sample(
+        arbitrary(schema).filter((b) => validate(b)),
+        { numRuns: 1, seed: 7 },
+      ) as Json[];
       const invalid: Array<[string, unknown]> = [['unknown field', { ...valid, not_a_field: 1 }]];
       for (const [name, propSchema] of Object.entries<Json>(resolved.properties ?? {})) {
         for (const wrong of wrongTypes(propSchema)) invalid.push([`${name}: ${JSON.stringify(wrong)}`, { ...valid, [name]: wrong }]);
@@ -247,7 +258,10 @@ describe('the OpenAPI document and the service accept the same requests', () => 
   it('documents the Idempotency-Key header on every POST, bounded as the service bounds it', async () => {
     for (const o of operations().filter((x) => x.method === 'post')) {
       const params: Json[] = (o.op.parameters ?? []).map((p: Json) => (p.$ref ? doc.components.parameters[p.$ref.split('/').pop()] : p));
-      expect({ route: o.path, idempotencyKey: params.some((p: Json) => p.name === 'Idempotency-Key' && p.in === 'header') }).toEqual({ route: o.path, idempotencyKey: true });
+      expect({ route: o.path, idempotencyKey: params.some((p: Json) => p.name === 'Idempotency-Key' && p.in === 'header') }).toEqual({
+        route: o.path,
+        idempotencyKey: true,
+      });
     }
     const res = await partner.http.request('POST', '/api/search', { body: { query: 'python' }, headers: { 'Idempotency-Key': 'x'.repeat(256) } });
     expect(res.status).toBe(400);

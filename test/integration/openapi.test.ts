@@ -57,7 +57,15 @@ describe('OpenAPI document', () => {
   }, 60_000);
 
   it('lints clean with Spectral (spectral:oas, .spectral.yaml): no errors, no warnings', async () => {
-    const run = await runCli('@stoplight/spectral-cli/dist/index.js', ['lint', '--ruleset', join(ROOT, '.spectral.yaml'), '--format', 'json', '--quiet', docFile]);
+    const run = await runCli('@stoplight/spectral-cli/dist/index.js', [
+      'lint',
+      '--ruleset',
+      join(ROOT, '.spectral.yaml'),
+      '--format',
+      'json',
+      '--quiet',
+      docFile,
+    ]);
     const start = run.stdout.indexOf('[');
     expect({ stderr: start < 0 ? run.stderr : '', parsed: start >= 0 }).toEqual({ stderr: '', parsed: true });
     const results = JSON.parse(run.stdout.slice(start)).map((r: any) => `${r.severity} ${r.code}: ${r.message} at ${r.path.join('.')}`);
@@ -124,11 +132,15 @@ describe('response validation against the document (used by every HttpClient of 
   });
 
   it('names route, status and schema error for a wrong type, a missing field or an undocumented field', () => {
-    expect(check({ method: 'GET', path: '/api/users/1', status: 200, body: ok({ ...user, id: '1' }) })).toMatch(/^GET \/api\/users\/\{id\} → 200: .*\/data\/id must be (integer|number)/);
+    expect(check({ method: 'GET', path: '/api/users/1', status: 200, body: ok({ ...user, id: '1' }) })).toMatch(
+      /^GET \/api\/users\/\{id\} → 200: .*\/data\/id must be (integer|number)/,
+    );
     const { email, ...noEmail } = user;
     expect(email).toBeDefined();
     expect(check({ method: 'GET', path: '/api/users/1', status: 200, body: ok(noEmail) })).toMatch(/must have required property 'email'/);
-    expect(check({ method: 'GET', path: '/api/users/1', status: 200, body: ok({ ...user, secret: 'x' }) })).toMatch(/must NOT have additional properties "secret"/);
+    expect(check({ method: 'GET', path: '/api/users/1', status: 200, body: ok({ ...user, secret: 'x' }) })).toMatch(
+      /must NOT have additional properties "secret"/,
+    );
   });
 
   it('refuses an undocumented status and a non-JSON body where JSON is documented', () => {

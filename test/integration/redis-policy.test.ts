@@ -21,7 +21,11 @@ describe('operators are told what Redis needs', () => {
     try {
       const lines = (await startupLogs(evicting.url)).split('\n').filter((l) => l.includes('may evict keys'));
       expect(lines).toHaveLength(1);
-      expect(JSON.parse(lines[0])).toMatchObject({ level: 40, maxmemory_policy: 'allkeys-lru', msg: expect.stringContaining('set maxmemory-policy noeviction') });
+      expect(JSON.parse(lines[0])).toMatchObject({
+        level: 40,
+        maxmemory_policy: 'allkeys-lru',
+        msg: expect.stringContaining('set maxmemory-policy noeviction'),
+      });
     } finally {
       await evicting.stop();
     }

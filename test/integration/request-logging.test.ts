@@ -57,7 +57,13 @@ describe('request logging', () => {
   it('keeps the request id on lines written by other code during the request, concurrent requests each their own', async () => {
     const calls = Array.from({ length: 5 }, () => ({ requestId: unique('req-ctx'), externalId: unique('learner') }));
     const answers = await Promise.all(
-      calls.map((c) => p.http.post('/api/users', { external_user_id: c.externalId, name: 'Ada', email: `${c.externalId}@example.com` }, { headers: { 'X-Request-Id': c.requestId } })),
+      calls.map((c) =>
+        p.http.post(
+          '/api/users',
+          { external_user_id: c.externalId, name: 'Ada', email: `${c.externalId}@example.com` },
+          { headers: { 'X-Request-Id': c.requestId } },
+        ),
+      ),
     );
     expect(answers.map((a) => a.status)).toEqual(calls.map(() => 201));
     const all = await linesUntil((ls) => calls.every((c) => ls.some((l) => l.external_user_id === c.externalId)));

@@ -122,7 +122,13 @@ describe('scale-out: two API and two worker processes', () => {
     // Events committed by a process that died before enqueueing: left to the outbox relays of both workers at once.
     const orphans = Array.from({ length: 60 }, (_, i) => ({ id: `evt_${randomBytes(12).toString('hex')}`, n: i }));
     for (const o of orphans) {
-      const payload = { user_id: 1_000_000 + o.n, external_user_id: `orphan-${o.n}`, name: 'Orphan', email: `orphan-${o.n}@example.com`, registered_at: new Date().toISOString() };
+      const payload = {
+        user_id: 1_000_000 + o.n,
+        external_user_id: `orphan-${o.n}`,
+        name: 'Orphan',
+        email: `orphan-${o.n}@example.com`,
+        registered_at: new Date().toISOString(),
+      };
       await t.db.query(
         `INSERT INTO events (id, partner_id, mode, type, payload, occurred_at, created_at) VALUES ($1, $2, 'test', 'user.registered', $3, now(), now() - interval '10 seconds')`,
         [o.id, partner.partnerId, payload],
@@ -141,7 +147,9 @@ describe('scale-out: two API and two worker processes', () => {
       }
     }
     expect(receiver.at('/c')).toHaveLength(0); // another partner's subscription matches none of these
-    const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = ANY($1) AND status = 'delivered'`, [subs.slice(0, 2)]);
+    const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = ANY($1) AND status = 'delivered'`, [
+      subs.slice(0, 2),
+    ]);
     expect(n).toBe(2 * expectedA);
   });
 

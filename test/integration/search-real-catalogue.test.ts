@@ -82,7 +82,7 @@ describe('POST /api/search costs a bounded amount of time whatever its text', ()
 const titles = (res: { body: any }) => res.body.data.results.map((r: { title: string }) => r.title as string);
 const stems = (text: string) => new Set((text.toLowerCase().match(/[a-z]+/g) ?? []).map((w) => w.replace(/(ies|es|s|ing|ed)$/, '')));
 
-describe('POST /api/search understands questions asked in the learner\'s own words (real catalogue)', () => {
+describe("POST /api/search understands questions asked in the learner's own words (real catalogue)", () => {
   it.each([
     ["what is going on in my puppy's head", 'Dog Emotion and Cognition'],
     ['put my feelings into verses I can sing', 'The Singer Songwriter'],

@@ -51,7 +51,11 @@ class FakeModel {
           res.on('error', () => undefined);
           return more();
         }
-        const answer = JSON.stringify({ object: 'list', model: body.model, data: body.input.map((t, index) => ({ object: 'embedding', index, embedding: FakeModel.vector(t) })) });
+        const answer = JSON.stringify({
+          object: 'list',
+          model: body.model,
+          data: body.input.map((t, index) => ({ object: 'embedding', index, embedding: FakeModel.vector(t) })),
+        });
         if (this.mode === 'slow') setTimeout(() => !res.destroyed && send(200, answer), 4000).unref();
         else send(200, answer);
       });
@@ -66,7 +70,10 @@ class FakeModel {
   }
 }
 
-const word = () => `zq${randomBytes(6).toString('hex').replace(/\d/g, (d) => 'abcdefghij'[Number(d)])}`;
+const word = () =>
+  `zq${randomBytes(6)
+    .toString('hex')
+    .replace(/\d/g, (d) => 'abcdefghij'[Number(d)])}`;
 
 let t: TestApp;
 let api: HttpClient;
@@ -76,7 +83,12 @@ beforeAll(async () => {
   model = new FakeModel();
   url = await model.start();
   // The hosted model alone (the embedded engine is tested on the real catalogue): `engine` says whether it answered.
-  t = await startApp({ SEARCH_EMBEDDINGS_URL: url, SEARCH_EMBEDDINGS_MODEL: 'fake-embed-1', SEARCH_EMBEDDINGS_API_KEY: 'sk-test', SEARCH_EMBEDDED_ENGINE: 'false' });
+  t = await startApp({
+    SEARCH_EMBEDDINGS_URL: url,
+    SEARCH_EMBEDDINGS_MODEL: 'fake-embed-1',
+    SEARCH_EMBEDDINGS_API_KEY: 'sk-test',
+    SEARCH_EMBEDDED_ENGINE: 'false',
+  });
   api = (await createPartner(t)).http;
 });
 afterAll(async () => {
@@ -86,7 +98,9 @@ afterAll(async () => {
 beforeEach(() => (model.mode = 'ok'));
 
 async function embedded(courseId: number): Promise<boolean> {
-  const [row] = await t.db.query(`SELECT embedding IS NOT NULL AND embedded_hash = content_hash AS done FROM search_documents WHERE course_id = $1`, [courseId]);
+  const [row] = await t.db.query(`SELECT embedding IS NOT NULL AND embedded_hash = content_hash AS done FROM search_documents WHERE course_id = $1`, [
+    courseId,
+  ]);
   return Boolean(row?.done);
 }
 

@@ -15,7 +15,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** A made-up word no other test uses, so each test sees only its own courses. */
-const word = () => `zq${randomBytes(6).toString('hex').replace(/\d/g, (d) => 'abcdefghij'[Number(d)])}`;
+const word = () =>
+  `zq${randomBytes(6)
+    .toString('hex')
+    .replace(/\d/g, (d) => 'abcdefghij'[Number(d)])}`;
 const search = (query: string, limit?: number) => api.post('/api/search', { query, ...(limit ? { limit } : {}) });
 const ids = (res: { body: any }) => res.body.data.results.map((r: { id: number }) => r.id);
 const course = (spec: CourseSpec) => createCourse(t.db, spec);
@@ -111,7 +114,10 @@ describe('POST /api/search follows catalogue changes at once', () => {
     const before = await search(`free ${w} for beginners under 5 hours`);
     expect(ids(before)).toEqual([c.id]);
     expect(before.body.data.relaxed).toEqual(['max_duration_hours', 'max_credit_cost', 'level']);
-    await update(`UPDATE courses SET credit_cost = 0, level = 'Beginner', duration_minutes = 240, category = 'Math', organisation = $2 WHERE id = $1`, [c.id, org]);
+    await update(`UPDATE courses SET credit_cost = 0, level = 'Beginner', duration_minutes = 240, category = 'Math', organisation = $2 WHERE id = $1`, [
+      c.id,
+      org,
+    ]);
     const after = await search(`free ${w} for beginners under 5 hours`);
     expect(ids(after)).toEqual([c.id]);
     expect(after.body.data.relaxed).toBeUndefined();

@@ -17,11 +17,15 @@ interface Outcome {
 function post(baseUrl: string, path: string, key: string, body: unknown, agent: Agent | false): Promise<{ status?: number; error?: string }> {
   const payload = JSON.stringify(body);
   return new Promise((resolve) => {
-    const req = request(baseUrl + path, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-api-key': key, 'content-length': Buffer.byteLength(payload) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode }));
-      res.on('error', (e: NodeJS.ErrnoException) => resolve({ error: `cut after headers: ${e.code ?? e.message}` }));
-    });
+    const req = request(
+      baseUrl + path,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-api-key': key, 'content-length': Buffer.byteLength(payload) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode }));
+        res.on('error', (e: NodeJS.ErrnoException) => resolve({ error: `cut after headers: ${e.code ?? e.message}` }));
+      },
+    );
     req.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
     req.end(payload);
   });
@@ -55,7 +59,11 @@ describe('graceful shutdown (SIGTERM) of the API and the worker processes', () =
 
   it('finishes every accepted request and running delivery, refuses the rest, and loses no delivery', async () => {
     const { course } = await createCourse(t.db, { creditCost: 0 });
-    const hook = await setup(t, partner.key, '/api/connect/webhooks', { url: receiver.url('/slow'), events: ['course.enrolled'], secret: 'a-secret-of-sixteen+' });
+    const hook = await setup(t, partner.key, '/api/connect/webhooks', {
+      url: receiver.url('/slow'),
+      events: ['course.enrolled'],
+      secret: 'a-secret-of-sixteen+',
+    });
     expect(hook.status).toBe(201);
     const users: number[] = [];
     for (let i = 0; i < 160; i += 40) {
@@ -123,7 +131,9 @@ describe('graceful shutdown (SIGTERM) of the API and the worker processes', () =
     const received = () => new Set(receiver.at('/slow').map((r) => r.headers['x-svc-delivery'] as string));
     await waitFor(
       async () => {
-        const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = $1 AND status = 'delivered'`, [hook.body.data.id]);
+        const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = $1 AND status = 'delivered'`, [
+          hook.body.data.id,
+        ]);
         return n === expected && received().size >= expected;
       },
       60_000,

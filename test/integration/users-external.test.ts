@@ -28,7 +28,11 @@ describe('GET /api/users/external/{external_user_id}', () => {
     expect((await p.http.put(path(ext), { name: 'Ada', email: 'ada@example.com' })).status).toBe(201);
     const other = await createPartner(t, { plan: 'growth' });
     const live = await createKey(t, p.partnerId, 'live');
-    for (const [api, id] of [[p.http, unique('ghost')], [other.http, ext], [live.http, ext]] as const) {
+    for (const [api, id] of [
+      [p.http, unique('ghost')],
+      [other.http, ext],
+      [live.http, ext],
+    ] as const) {
       const res = await api.get(path(id));
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('user_not_found');
@@ -53,7 +57,13 @@ describe('PUT /api/users/external/{external_user_id}', () => {
     const ext = `${unique('acme')}/π`;
     const res = await p.http.put(path(ext), { name: 'Katherine Johnson', email: 'kj@example.com' });
     expect(res.status).toBe(201);
-    expect(res.body.data).toEqual({ id: expect.any(Number), external_user_id: ext, name: 'Katherine Johnson', email: 'kj@example.com', created_at: expect.stringMatching(/Z$/) });
+    expect(res.body.data).toEqual({
+      id: expect.any(Number),
+      external_user_id: ext,
+      name: 'Katherine Johnson',
+      email: 'kj@example.com',
+      created_at: expect.stringMatching(/Z$/),
+    });
     const events = await registeredEvents(p.partnerId, ext);
     expect(events.map((e) => e.payload)).toEqual([
       { user_id: res.body.data.id, external_user_id: ext, name: 'Katherine Johnson', email: 'kj@example.com', registered_at: res.body.data.created_at },

@@ -29,7 +29,13 @@ describe('users', () => {
     const events = (await eventsOf(t.db, p.partnerId, 'user.registered')).filter((e) => e.payload.user_id === data.id);
     expect(events).toHaveLength(1);
     expect(events[0].mode).toBe('test');
-    expect(events[0].payload).toEqual({ user_id: data.id, external_user_id: body.external_user_id, name: body.name, email: body.email, registered_at: data.created_at });
+    expect(events[0].payload).toEqual({
+      user_id: data.id,
+      external_user_id: body.external_user_id,
+      name: body.name,
+      email: body.email,
+      registered_at: data.created_at,
+    });
   });
 
   it('reads a learner by id', async () => {

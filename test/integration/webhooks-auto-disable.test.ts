@@ -14,7 +14,11 @@ let receiver: WebhookReceiver;
 beforeAll(async () => {
   // Its own queue: workers of other test files (default settings) must not take these deliveries.
   [t, receiver] = await Promise.all([
-    startApp({ REDIS_PREFIX: `${process.env.REDIS_PREFIX}-autodisable`, WEBHOOK_DISABLE_AFTER_MS: String(DISABLE_AFTER_MS), WEBHOOK_RETRY_DELAYS_MS: '400,400,400,400,400' }),
+    startApp({
+      REDIS_PREFIX: `${process.env.REDIS_PREFIX}-autodisable`,
+      WEBHOOK_DISABLE_AFTER_MS: String(DISABLE_AFTER_MS),
+      WEBHOOK_RETRY_DELAYS_MS: '400,400,400,400,400',
+    }),
     new WebhookReceiver().start(),
   ]);
 });
@@ -40,10 +44,14 @@ describe('auto-disable after WEBHOOK_DISABLE_AFTER_MS of failures (contract 15)'
     const s = await subscribe(p);
     receiver.script(s.path, ...Array.from({ length: 10 }, () => ({ status: 500 })));
     await recordEvents(t, scopeOf(p), 'user.registered');
-    const disabled = await waitFor(async () => {
-      const sub = await subscription(p, s.id);
-      return sub.status === 'disabled' ? sub : undefined;
-    }, 15_000, 'auto-disable');
+    const disabled = await waitFor(
+      async () => {
+        const sub = await subscription(p, s.id);
+        return sub.status === 'disabled' ? sub : undefined;
+      },
+      15_000,
+      'auto-disable',
+    );
     expect(disabled.disabled_reason).toBe('Every delivery failed for more than 1 second, with no success.');
     const attempts = receiver.at(s.path);
     // Disabled by a failure recorded more than a second after the first one (recorded after its answer, so sent a little earlier).
@@ -52,10 +60,14 @@ describe('auto-disable after WEBHOOK_DISABLE_AFTER_MS of failures (contract 15)'
 
     // The delivery still retrying is not sent again: it is skipped when it comes due, and so is a new event.
     await recordEvents(t, scopeOf(p), 'user.registered');
-    await waitFor(async () => {
-      const list = await deliveries(p, s.id);
-      return list.length === 2 && list.every((d) => d.status === 'skipped' || d.status === 'failed') && list.some((d) => d.status === 'skipped');
-    }, 10_000, 'the deliveries skipped');
+    await waitFor(
+      async () => {
+        const list = await deliveries(p, s.id);
+        return list.length === 2 && list.every((d) => d.status === 'skipped' || d.status === 'failed') && list.some((d) => d.status === 'skipped');
+      },
+      10_000,
+      'the deliveries skipped',
+    );
     const sent = receiver.at(s.path).length;
     expect(sent).toBe(attempts.length);
     expect(sent).toBeLessThan(6);

@@ -49,7 +49,12 @@ describe('webhook delivery', () => {
     for (const event of events) {
       const got = receiver.at(a.path).find((r) => r.headers['x-svc-event'] === event.type)!;
       const envelope = JSON.parse(got.body.toString('utf8'));
-      expect(envelope).toEqual({ event: event.type, timestamp: event.occurredAt.toISOString(), webhook_id: expect.stringMatching(/^whd_/), data: SAMPLE_PAYLOADS[event.type] });
+      expect(envelope).toEqual({
+        event: event.type,
+        timestamp: event.occurredAt.toISOString(),
+        webhook_id: expect.stringMatching(/^whd_/),
+        data: SAMPLE_PAYLOADS[event.type],
+      });
       expect(got.method).toBe('POST');
       expect(got.headers['content-type']).toBe('application/json');
       expect(got.headers['x-svc-delivery']).toBe(envelope.webhook_id);
@@ -111,12 +116,18 @@ describe('webhook delivery', () => {
     expect(new Set([first, second, third].map((r) => r.headers['x-svc-delivery'])).size).toBe(1);
     expect(third.receivedAt - first.receivedAt).toBeGreaterThanOrEqual(2 * 270); // 300 ms ± 10 % twice
 
-    const [delivery] = await waitFor(async () => {
-      const list = await deliveries(p, s.id);
-      return list[0]?.status === 'delivered' && list;
-    }, 3000, 'delivered');
+    const [delivery] = await waitFor(
+      async () => {
+        const list = await deliveries(p, s.id);
+        return list[0]?.status === 'delivered' && list;
+      },
+      3000,
+      'delivered',
+    );
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 200, webhook_id: first.headers['x-svc-delivery'] });
-    const attempts = await t.db.query(`SELECT status_code, duration_ms, error, response_body FROM webhook_attempts WHERE delivery_id = $1 ORDER BY id`, [delivery.webhook_id]);
+    const attempts = await t.db.query(`SELECT status_code, duration_ms, error, response_body FROM webhook_attempts WHERE delivery_id = $1 ORDER BY id`, [
+      delivery.webhook_id,
+    ]);
     expect(attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 503, 200]);
     expect(attempts[0]).toMatchObject({ error: 'HTTP 500', response_body: 'boom' });
     expect(attempts.every((a: { duration_ms: number }) => a.duration_ms >= 0)).toBe(true);
@@ -127,10 +138,16 @@ describe('webhook delivery', () => {
     const s = await subscribe(p, ['user.registered']);
     receiver.script(s.path, ...Array.from({ length: 4 }, () => ({ status: 503, body: 'busy' })));
     const events = await recordEvents(t, scopeOf(p), ...Array.from({ length: 12 }, () => 'user.registered' as const));
-    await waitFor(async () => {
-      const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_id = ANY ($1) AND status = 'delivered'`, [events.map((e) => e.id)]);
-      return n === 12;
-    }, 15_000, '12 deliveries delivered');
+    await waitFor(
+      async () => {
+        const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_id = ANY ($1) AND status = 'delivered'`, [
+          events.map((e) => e.id),
+        ]);
+        return n === 12;
+      },
+      15_000,
+      '12 deliveries delivered',
+    );
 
     // What the receiver answered each delivery, in order (the first four requests got 503, every later one 200).
     const answered = new Map<string, number[]>();
@@ -176,10 +193,14 @@ describe('webhook delivery', () => {
     receiver.script(s.path, { delayMs: 2600 }, { delayMs: 2600 }); // WEBHOOK_TIMEOUT_MS=2000 in tests
     await recordEvents(t, scopeOf(p), 'user.registered');
     // Generous limits: a loaded CI machine may be slow to retry and to write the batched attempt records.
-    const [delivery] = await waitFor(async () => {
-      const list = await deliveries(p, s.id);
-      return list[0]?.status === 'delivered' && list;
-    }, 30000, 'delivered');
+    const [delivery] = await waitFor(
+      async () => {
+        const list = await deliveries(p, s.id);
+        return list[0]?.status === 'delivered' && list;
+      },
+      30000,
+      'delivered',
+    );
     const log: Array<{ status_code: number | null; error: string | null; duration_ms: number }> = await t.db.query(
       `SELECT status_code, error, duration_ms FROM webhook_attempts WHERE delivery_id = $1 ORDER BY id`,
       [delivery.webhook_id],
@@ -202,10 +223,14 @@ describe('webhook delivery', () => {
     const redirect = { status: 302, headers: { location: receiver.url(target) } };
     receiver.script(s.path, redirect, redirect, redirect, redirect);
     await recordEvents(t, scopeOf(p), 'user.registered');
-    const [delivery] = await waitFor(async () => {
-      const list = await deliveries(p, s.id);
-      return list[0]?.status === 'failed' && list;
-    }, 8000, 'failed');
+    const [delivery] = await waitFor(
+      async () => {
+        const list = await deliveries(p, s.id);
+        return list[0]?.status === 'failed' && list;
+      },
+      8000,
+      'failed',
+    );
     expect(delivery).toMatchObject({ status: 'failed', attempts: 4, last_status_code: 302, next_attempt_at: null });
     expect(delivery.last_error).toMatch(/Redirect/);
     expect(receiver.at(s.path)).toHaveLength(4);
@@ -217,10 +242,14 @@ describe('webhook delivery', () => {
     const s = await subscribe(p, ['user.registered']);
     await recordEvents(t, scopeOf(p), 'user.registered');
     await waitFor(() => receiver.at(s.path).length === 1, 5000, 'first delivery');
-    const [delivery] = await waitFor(async () => {
-      const list = await deliveries(p, s.id);
-      return list[0]?.status === 'delivered' && list;
-    }, 3000, 'delivered');
+    const [delivery] = await waitFor(
+      async () => {
+        const list = await deliveries(p, s.id);
+        return list[0]?.status === 'delivered' && list;
+      },
+      3000,
+      'delivered',
+    );
     const res = await p.http.post(`/api/connect/webhooks/${s.id}/deliveries/${delivery.webhook_id}/redeliver`);
     expect(res.status).toBe(202);
     expect(res.body.data).toMatchObject({ webhook_id: delivery.webhook_id, status: 'pending' });

@@ -47,7 +47,10 @@ describe('transactional outbox and relay', () => {
       const relay = t.app.get(OutboxRelay);
       await Promise.all([relay.sweep(), relay.sweep(), relay.sweep()]);
       await waitFor(() => distinctDeliveries(path) === 30, 8000, '30 deliveries');
-      const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE s.partner_id = $1`, [p.partnerId]);
+      const [{ n }] = await t.db.query(
+        `SELECT count(*)::int AS n FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE s.partner_id = $1`,
+        [p.partnerId],
+      );
       expect(n).toBe(30);
       expect(receiver.at(path)).toHaveLength(30);
     } finally {
@@ -71,11 +74,19 @@ describe('transactional outbox and relay', () => {
     const second = await startApp(isolated);
     try {
       await waitFor(() => distinctDeliveries(path) === 20, 15_000, 'all 20 events');
-      const rows = await second.db.query(`SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE event_id = ANY ($1) GROUP BY status`, [recorded.map((e) => e.id)]);
-      await waitFor(async () => {
-        const [{ n }] = await second.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_id = ANY ($1) AND status = 'delivered'`, [recorded.map((e) => e.id)]);
-        return n === 20;
-      }, 5000, 'all delivered');
+      const rows = await second.db.query(`SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE event_id = ANY ($1) GROUP BY status`, [
+        recorded.map((e) => e.id),
+      ]);
+      await waitFor(
+        async () => {
+          const [{ n }] = await second.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_id = ANY ($1) AND status = 'delivered'`, [
+            recorded.map((e) => e.id),
+          ]);
+          return n === 20;
+        },
+        5000,
+        'all delivered',
+      );
       expect(rows.length).toBeGreaterThan(0);
       expect(delivered).toBeLessThan(20); // the first app really stopped mid-run
     } finally {

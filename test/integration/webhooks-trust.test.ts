@@ -77,10 +77,14 @@ async function deliveries(p: CreatedPartner, subId: string): Promise<Array<{ web
 }
 
 async function waitForStatuses(p: CreatedPartner, subId: string, n: number, status: string, timeoutMs = 15_000) {
-  return waitFor(async () => {
-    const list = await deliveries(p, subId);
-    return list.length === n && list.every((d) => d.status === status) ? list : undefined;
-  }, timeoutMs, `${n} deliveries ${status}`);
+  return waitFor(
+    async () => {
+      const list = await deliveries(p, subId);
+      return list.length === n && list.every((d) => d.status === status) ? list : undefined;
+    },
+    timeoutMs,
+    `${n} deliveries ${status}`,
+  );
 }
 
 describe('Standard Webhooks headers (contract 15)', () => {
@@ -216,7 +220,14 @@ describe('attempt history (contract 15)', () => {
     const res = await p.http.get(`/api/connect/webhooks/${s.id}/deliveries/${delivery.webhook_id}`);
     expect(res.status).toBe(200);
     const detail = res.body.data;
-    expect(detail).toMatchObject({ webhook_id: delivery.webhook_id, event: 'user.registered', status: 'delivered', last_status_code: 200, last_error: null, next_attempt_at: null });
+    expect(detail).toMatchObject({
+      webhook_id: delivery.webhook_id,
+      event: 'user.registered',
+      status: 'delivered',
+      last_status_code: 200,
+      last_error: null,
+      next_attempt_at: null,
+    });
     expect(detail.payload).toEqual(JSON.parse(received[2].body.toString('utf8')));
     expect(JSON.stringify(detail.payload)).toBe(received[0].body.toString('utf8'));
     expect(detail.attempts.map((a: { status_code: number | null }) => a.status_code)).toEqual([null, 503, 200]);
@@ -316,18 +327,27 @@ describe('disabled subscriptions, skipped deliveries and recovery (contract 15)'
     await recordEvents(t, scopeOf(p), 'user.registered');
     await waitFor(async () => (await p.http.get(`/api/connect/webhooks/${s.id}`)).body.data.status === 'disabled', 10_000, 'disabled by 410');
     await recordEvents(t, scopeOf(p), 'user.registered');
-    const secondAt = await waitFor(async () => {
-      const [row] = await t.db.query(`SELECT count(*)::int AS n, max(created_at) AS created_at FROM webhook_deliveries WHERE subscription_id = $1`, [s.id]);
-      return row.n === 2 ? (row.created_at as Date) : undefined;
-    }, 10_000, 'the second delivery');
+    const secondAt = await waitFor(
+      async () => {
+        const [row] = await t.db.query(`SELECT count(*)::int AS n, max(created_at) AS created_at FROM webhook_deliveries WHERE subscription_id = $1`, [s.id]);
+        return row.n === 2 ? (row.created_at as Date) : undefined;
+      },
+      10_000,
+      'the second delivery',
+    );
     await recordEvents(t, scopeOf(p), 'user.registered');
-    await waitFor(async () => {
-      const statuses = (await deliveries(p, s.id)).map((d) => d.status).sort();
-      return JSON.stringify(statuses) === JSON.stringify(['failed', 'skipped', 'skipped']);
-    }, 10_000, 'one failed and two skipped deliveries');
+    await waitFor(
+      async () => {
+        const statuses = (await deliveries(p, s.id)).map((d) => d.status).sort();
+        return JSON.stringify(statuses) === JSON.stringify(['failed', 'skipped', 'skipped']);
+      },
+      10_000,
+      'one failed and two skipped deliveries',
+    );
     const before = await deliveries(p, s.id);
     const bodies = new Map<string, string>();
-    for (const d of before) bodies.set(d.webhook_id, JSON.stringify((await p.http.get(`/api/connect/webhooks/${s.id}/deliveries/${d.webhook_id}`)).body.data.payload));
+    for (const d of before)
+      bodies.set(d.webhook_id, JSON.stringify((await p.http.get(`/api/connect/webhooks/${s.id}/deliveries/${d.webhook_id}`)).body.data.payload));
 
     expect((await p.http.patch(`/api/connect/webhooks/${s.id}`, { status: 'active' })).status).toBe(200);
     // Since the second event: only the second and third deliveries (both skipped).
@@ -354,7 +374,9 @@ describe('disabled subscriptions, skipped deliveries and recovery (contract 15)'
     const detail = (await p.http.get(`/api/connect/webhooks/${s.id}/deliveries/${first.webhook_id}`)).body.data;
     expect(detail.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([410, 200]);
     // Nothing left to recover.
-    expect((await p.http.post(`/api/connect/webhooks/${s.id}/recover`, { since: new Date(Date.now() - 3_600_000).toISOString() })).body.data).toEqual({ requeued: 0 });
+    expect((await p.http.post(`/api/connect/webhooks/${s.id}/recover`, { since: new Date(Date.now() - 3_600_000).toISOString() })).body.data).toEqual({
+      requeued: 0,
+    });
   });
 
   it('recover refuses a since that is missing, not an ISO time with offset, or more than 14 days ago', async () => {

@@ -100,7 +100,17 @@ describe('webhook subscriptions (contract 11)', () => {
   });
 
   it('accepts all nine event types on growth', async () => {
-    const all = ['course.enrolled', 'course.completed', 'course.progress', 'certificate.issued', 'webinar.started', 'webinar.joined', 'webinar.ended', 'user.registered', 'credits.purchased'];
+    const all = [
+      'course.enrolled',
+      'course.completed',
+      'course.progress',
+      'certificate.issued',
+      'webinar.started',
+      'webinar.joined',
+      'webinar.ended',
+      'user.registered',
+      'credits.purchased',
+    ];
     const res = await p.http.post('/api/connect/webhooks', body({ events: all }));
     expect(res.status).toBe(201);
     expect(res.body.data.events).toEqual(all);

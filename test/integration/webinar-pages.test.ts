@@ -100,7 +100,14 @@ describe('host actions through the page endpoints', () => {
     const host = await t.http.get(`/live/host/${w.webinar_id}/state`, { headers: { 'X-Host-Token': hostTokenOf(w) } });
     expect(host.body).toMatchObject({ joined_count: 1, registered_count: 1, attendees: [{ name: 'Katherine Johnson', status: 'joined' }] });
     const open = await t.http.get(`/live/state/${w.webinar_id}`);
-    expect(open.body).toEqual({ webinar_id: w.webinar_id, status: 'live', scheduled_at: expect.any(String), started_at: expect.any(String), ended_at: null, joined_count: 1 });
+    expect(open.body).toEqual({
+      webinar_id: w.webinar_id,
+      status: 'live',
+      scheduled_at: expect.any(String),
+      started_at: expect.any(String),
+      ended_at: null,
+      joined_count: 1,
+    });
   });
 });
 
@@ -115,7 +122,14 @@ describe('personal join links', () => {
     await page(url);
     const events = await webinarEvents(t, w.webinar_id, 'webinar.joined');
     expect(events.map((e) => e.payload)).toEqual([
-      { webinar_id: w.webinar_id, user_id: user.id, external_user_id: user.external_user_id, name: 'Hedy Lamarr', email: user.email, joined_at: expect.any(String) },
+      {
+        webinar_id: w.webinar_id,
+        user_id: user.id,
+        external_user_id: user.external_user_id,
+        name: 'Hedy Lamarr',
+        email: user.email,
+        joined_at: expect.any(String),
+      },
     ]);
     const attendees = (await p.http.get(`/api/webinars/${w.webinar_id}/attendees`)).body.data.attendees;
     expect(attendees[0]).toMatchObject({ user_id: user.id, status: 'joined' });
@@ -149,7 +163,9 @@ describe('personal join links', () => {
 describe('embed page', () => {
   it("may be framed by the service and the partner's allowed origins only", async () => {
     const partner = await createPartner(t);
-    await t.db.query(`UPDATE partners SET allowed_origins = ARRAY['https://learn.acme.example', 'https://app.acme.example:8443'] WHERE id = $1`, [partner.partnerId]);
+    await t.db.query(`UPDATE partners SET allowed_origins = ARRAY['https://learn.acme.example', 'https://app.acme.example:8443'] WHERE id = $1`, [
+      partner.partnerId,
+    ]);
     const w = await createWebinar(partner);
     const res = await page(w.embed_url);
     expect(res.status).toBe(200);

@@ -30,8 +30,8 @@ export function hostTokenOf(w: { host_join_url: string }): string {
 
 /** Outbox rows of one webinar's event type, oldest first. */
 export async function webinarEvents(t: TestApp, webinarId: string, type: string) {
-  return t.db.query(`SELECT partner_id, mode, type, payload, occurred_at FROM events WHERE type = $1 AND payload->>'webinar_id' = $2 ORDER BY occurred_at, created_at`, [
-    type,
-    webinarId,
-  ]) as Promise<Array<{ partner_id: number; mode: string; type: string; payload: Record<string, any>; occurred_at: Date }>>;
+  return t.db.query(
+    `SELECT partner_id, mode, type, payload, occurred_at FROM events WHERE type = $1 AND payload->>'webinar_id' = $2 ORDER BY occurred_at, created_at`,
+    [type, webinarId],
+  ) as Promise<Array<{ partner_id: number; mode: string; type: string; payload: Record<string, any>; occurred_at: Date }>>;
 }

@@ -183,7 +183,14 @@ describe('lifecycle', () => {
     const res = await p.http.post(`/api/webinars/${w.webinar_id}/end`);
     expect(res.status).toBe(200);
     const data = res.body.data;
-    expect(data).toEqual({ webinar_id: w.webinar_id, status: 'ended', started_at: expect.any(String), ended_at: expect.any(String), duration_minutes: 42, attendance_count: 2 });
+    expect(data).toEqual({
+      webinar_id: w.webinar_id,
+      status: 'ended',
+      started_at: expect.any(String),
+      ended_at: expect.any(String),
+      duration_minutes: 42,
+      attendance_count: 2,
+    });
     const [event] = await webinarEvents(t, w.webinar_id, 'webinar.ended');
     expect(event.payload).toEqual({
       webinar_id: w.webinar_id,
@@ -204,7 +211,13 @@ describe('register and join', () => {
     const u = await createUser(p);
     const first = await p.http.post(`/api/webinars/${w.webinar_id}/register`, { user_id: u.id });
     expect(first.status).toBe(201);
-    expect(first.body.data).toMatchObject({ webinar_id: w.webinar_id, user_id: u.id, external_user_id: u.external_user_id, status: 'registered', joined_at: null });
+    expect(first.body.data).toMatchObject({
+      webinar_id: w.webinar_id,
+      user_id: u.id,
+      external_user_id: u.external_user_id,
+      status: 'registered',
+      joined_at: null,
+    });
     expect(first.body.data.join_url).toMatch(new RegExp(`^${base}/live/join\\?wbn=${w.webinar_id}&a=[0-9A-Za-z_-]{32,}$`));
     const again = await p.http.post(`/api/webinars/${w.webinar_id}/register`, { external_user_id: u.external_user_id });
     expect(again.status).toBe(200);
@@ -237,7 +250,14 @@ describe('register and join', () => {
     expect(second.body.data.joined_at).toBe(first.body.data.joined_at);
     const events = await webinarEvents(t, w.webinar_id, 'webinar.joined');
     expect(events).toHaveLength(2);
-    expect(events[0].payload).toEqual({ webinar_id: w.webinar_id, user_id: u.id, external_user_id: u.external_user_id, name: 'Grace Hopper', email: u.email, joined_at: first.body.data.joined_at });
+    expect(events[0].payload).toEqual({
+      webinar_id: w.webinar_id,
+      user_id: u.id,
+      external_user_id: u.external_user_id,
+      name: 'Grace Hopper',
+      email: u.email,
+      joined_at: first.body.data.joined_at,
+    });
     expect(new Date(events[1].payload.joined_at).getTime()).toBeGreaterThanOrEqual(new Date(events[0].payload.joined_at).getTime());
     expect((await p.http.get(`/api/webinars/${w.webinar_id}`)).body.data.attendee_count).toBe(1);
   });
@@ -283,8 +303,24 @@ describe('register and join', () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ webinar_id: w.webinar_id, total: 2 });
     expect(res.body.data.attendees).toEqual([
-      { user_id: a.id, external_user_id: a.external_user_id, name: 'Alan Turing', email: a.email, status: 'registered', registered_at: expect.any(String), joined_at: null },
-      { user_id: b.id, external_user_id: b.external_user_id, name: 'Barbara Liskov', email: b.email, status: 'joined', registered_at: expect.any(String), joined_at: expect.any(String) },
+      {
+        user_id: a.id,
+        external_user_id: a.external_user_id,
+        name: 'Alan Turing',
+        email: a.email,
+        status: 'registered',
+        registered_at: expect.any(String),
+        joined_at: null,
+      },
+      {
+        user_id: b.id,
+        external_user_id: b.external_user_id,
+        name: 'Barbara Liskov',
+        email: b.email,
+        status: 'joined',
+        registered_at: expect.any(String),
+        joined_at: expect.any(String),
+      },
     ]);
   });
 });
@@ -353,7 +389,16 @@ describe('reads and tenancy', () => {
     expect(ids).not.toContain(hidden.webinar_id);
     expect(ids).not.toContain(ended.webinar_id);
     const item = res.body.data.webinars.find((x: any) => x.webinar_id === pub.webinar_id);
-    expect(Object.keys(item).sort()).toEqual(['attendee_join_url', 'duration_minutes', 'embed_url', 'scheduled_at', 'started_at', 'status', 'title', 'webinar_id']);
+    expect(Object.keys(item).sort()).toEqual([
+      'attendee_join_url',
+      'duration_minutes',
+      'embed_url',
+      'scheduled_at',
+      'started_at',
+      'status',
+      'title',
+      'webinar_id',
+    ]);
     expect(res.text).not.toContain('&t=');
     const liveMode = await t.http.get('/api/webinars/public?limit=100');
     expect(liveMode.body.data.webinars.map((x: any) => x.webinar_id)).not.toContain(pub.webinar_id);

@@ -61,7 +61,14 @@ export async function createCourse(db: DataSource, spec: CourseSpec = {}): Promi
     const quizzes = spec.topics ?? [false, true, false];
     const topics = await em.save(
       quizzes.map((hasQuiz, i) =>
-        em.create(Topic, { courseId: course.id, position: i + 1, title: `Topic ${i + 1} of ${course.title}`, durationMinutes: 45 + i * 30, hasQuiz, isPreview: i === 0 }),
+        em.create(Topic, {
+          courseId: course.id,
+          position: i + 1,
+          title: `Topic ${i + 1} of ${course.title}`,
+          durationMinutes: 45 + i * 30,
+          hasQuiz,
+          isPreview: i === 0,
+        }),
       ),
     );
     return { course, tutor, topics };
@@ -90,7 +97,13 @@ export async function createPartner(t: TestApp, spec: PartnerSpec = {}): Promise
     plan: spec.plan ?? 'enterprise',
     mode: spec.mode ?? 'test',
   });
-  return { partnerId: created.partner.id, key: created.api_key.key, keyId: created.api_key.id, mode: created.api_key.mode as 'test' | 'live', http: t.http.withKey(created.api_key.key) };
+  return {
+    partnerId: created.partner.id,
+    key: created.api_key.key,
+    keyId: created.api_key.id,
+    mode: created.api_key.mode as 'test' | 'live',
+    http: t.http.withKey(created.api_key.key),
+  };
 }
 
 /** Another key of an existing partner (e.g. its live key). */

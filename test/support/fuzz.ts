@@ -47,11 +47,34 @@ export const NASTY_STRINGS = [
 ];
 
 export const NASTY_NUMBERS = [
-  -1, 0, -0, 0.5, 1.5, -2.5, 2 ** 31 - 1, 2 ** 31, -(2 ** 31) - 1, 2 ** 32, 2 ** 53, 2 ** 53 + 2, 2 ** 63, 2 ** 64, 1e21, 1e308, -1e308, 5e-324,
-  Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, 1_000_001, 99_999_999_999,
+  -1,
+  0,
+  -0,
+  0.5,
+  1.5,
+  -2.5,
+  2 ** 31 - 1,
+  2 ** 31,
+  -(2 ** 31) - 1,
+  2 ** 32,
+  2 ** 53,
+  2 ** 53 + 2,
+  2 ** 63,
+  2 ** 64,
+  1e21,
+  1e308,
+  -1e308,
+  5e-324,
+  Number.MAX_SAFE_INTEGER,
+  Number.MIN_SAFE_INTEGER,
+  1_000_001,
+  99_999_999_999,
 ];
 
-const latin1Char = fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c));
+const latin1Char = fc
+  .integer({ min: 0x20, max: 0xff })
+  .filter((c) => c !== 0x7f)
+  .map((c) => String.fromCharCode(c));
 
 /** A string a header can carry (fetch refuses NUL, CR, LF and anything above U+00FF). */
 export const headerString = (maxLength = 80) => fc.string({ unit: latin1Char, maxLength });
@@ -98,7 +121,10 @@ export const hostileValue: fc.Arbitrary<Json> = fc.letrec<{ value: Json }>((tie)
 })).value;
 
 export function hostileKey(): fc.Arbitrary<string> {
-  return fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', '', 'x'.repeat(500), 'a.b', '$where', 'id', 'partner_id', 'mode', 'status'), fc.string({ maxLength: 12 }));
+  return fc.oneof(
+    fc.constantFrom('__proto__', 'constructor', 'prototype', '', 'x'.repeat(500), 'a.b', '$where', 'id', 'partner_id', 'mode', 'status'),
+    fc.string({ maxLength: 12 }),
+  );
 }
 
 /** Raw bodies that are not what a JSON object should be: broken JSON, other JSON types, deep nesting, oversize. */
@@ -185,7 +211,10 @@ export function encodeSafely(s: string): string {
 
 /** One query parameter in every shape a parser might turn it into. */
 export function queryParam(name: string, valid: fc.Arbitrary<string>): fc.Arbitrary<string[]> {
-  const hostileText = fc.oneof(hostileString.map((s) => encodeSafely(s.slice(0, 3000))), fc.constantFrom('%', '%zz', '%00', '%ED%A0%80', '-1', '0', '101', '1.5', '1e2', '99999999999999999999'));
+  const hostileText = fc.oneof(
+    hostileString.map((s) => encodeSafely(s.slice(0, 3000))),
+    fc.constantFrom('%', '%zz', '%00', '%ED%A0%80', '-1', '0', '101', '1.5', '1e2', '99999999999999999999'),
+  );
   const value = fc.oneof(valid.map(encodeSafely), hostileText);
   return fc.oneof(
     { arbitrary: fc.constant<string[]>([]), weight: 2 },
@@ -200,7 +229,10 @@ export function queryParam(name: string, valid: fc.Arbitrary<string>): fc.Arbitr
 
 export const extraQuery: fc.Arbitrary<string[]> = fc.oneof(
   { arbitrary: fc.constant<string[]>([]), weight: 4 },
-  { arbitrary: fc.constantFrom<string[]>(['foo=1'], ['__proto__[x]=1'], ['constructor[prototype][x]=1'], ['a'.repeat(4000) + '=1'], ['%=%'], ['&&&']), weight: 1 },
+  {
+    arbitrary: fc.constantFrom<string[]>(['foo=1'], ['__proto__[x]=1'], ['constructor[prototype][x]=1'], ['a'.repeat(4000) + '=1'], ['%=%'], ['&&&']),
+    weight: 1,
+  },
 );
 
 const LEAK = /\/node_modules|\bat \w+ \(|SELECT |INSERT |QueryFailedError|\/work\//;

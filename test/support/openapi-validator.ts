@@ -62,17 +62,23 @@ export class OpenApiResponseValidator {
     const content: Json | undefined = this.resolve(responses[key]).content;
     const jsonMedia = content && Object.keys(content).find((type) => /json/i.test(type));
     if (!jsonMedia || !content[jsonMedia].schema) return null; // documented without a JSON schema: a file or a page
-    if (!res.contentType || !/json/i.test(res.contentType)) return `${where}: documented as ${jsonMedia} but the response is ${res.contentType ?? 'without a content type'}`;
+    if (!res.contentType || !/json/i.test(res.contentType))
+      return `${where}: documented as ${jsonMedia} but the response is ${res.contentType ?? 'without a content type'}`;
     const validate = this.validatorFor(`${res.method} ${route.template} ${key}`, content[jsonMedia].schema);
     if (validate(res.body)) return null;
-    const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` "${e.params.additionalProperty}"` : ''}`);
+    const errors = (validate.errors ?? []).map(
+      (e) => `${e.instancePath || '(body)'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` "${e.params.additionalProperty}"` : ''}`,
+    );
     return `${where}: body does not match the documented schema: ${[...new Set(errors)].join('; ')}; body: ${preview(res.body)}`;
   }
 
   /** Follows a `$ref` to a component (responses may be shared, like the 500). */
   private resolve(node: Json): Json {
     if (typeof node?.$ref !== 'string') return node;
-    const target = node.$ref.replace(/^#\//, '').split('/').reduce((at: any, part: string) => at?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], this.document);
+    const target = node.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((at: any, part: string) => at?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], this.document);
     if (!target) throw new Error(`Unresolvable $ref ${node.$ref} in the OpenAPI document`);
     return this.resolve(target);
   }

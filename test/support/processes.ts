@@ -110,7 +110,11 @@ function spawnEntry(entry: string, env: Record<string, string>): ChildProcess {
 
 async function waitUntil(proc: ServiceProcess, ready: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await Promise.resolve().then(ready).catch(() => false))) {
+  while (
+    !(await Promise.resolve()
+      .then(ready)
+      .catch(() => false))
+  ) {
     if (!proc.running) throw new Error(`${proc.name} exited during start-up (${JSON.stringify(proc.exit)})\n${proc.tail()}`);
     if (Date.now() > deadline) {
       await proc.kill();

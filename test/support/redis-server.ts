@@ -63,7 +63,9 @@ export class RedisServer {
   }
 
   private async launch(): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...this.args], { stdio: 'ignore' });
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...this.args], {
+      stdio: 'ignore',
+    });
     this.child = child;
     process.once('exit', () => child.kill('SIGKILL'));
     const deadline = Date.now() + 10_000;

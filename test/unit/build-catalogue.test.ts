@@ -171,9 +171,18 @@ function problemsOf(c: CatalogueCourse): string[] {
   check(Number.isInteger(c.creditCost) && c.creditCost >= 0, 'credit cost');
   check(c.tutor.name.trim().length > 0 && c.tutor.name.length <= 200, 'tutor name');
   check(c.topics.length >= 3 && c.topics.length <= 12, `${c.topics.length} topics`);
-  check(c.topics.some((t) => t.isPreview), 'no preview topic');
-  check(c.topics.every((t) => t.title.trim().length > 0 && t.title.length <= 120), 'topic title');
-  check(c.topics.every((t) => Number.isInteger(t.durationMinutes) && t.durationMinutes >= 5), 'topic duration');
+  check(
+    c.topics.some((t) => t.isPreview),
+    'no preview topic',
+  );
+  check(
+    c.topics.every((t) => t.title.trim().length > 0 && t.title.length <= 120),
+    'topic title',
+  );
+  check(
+    c.topics.every((t) => Number.isInteger(t.durationMinutes) && t.durationMinutes >= 5),
+    'topic duration',
+  );
   check(c.topics[c.topics.length - 1].hasQuiz, 'last topic has no quiz');
   const total = c.topics.reduce((sum, t) => sum + t.durationMinutes, 0);
   check(Math.abs(total - c.durationMinutes) <= 5 * c.topics.length, `topics sum to ${total} of ${c.durationMinutes}`);

@@ -69,7 +69,9 @@ describe('certificate PDF', () => {
   });
 
   it('marks test and revoked certificates', async () => {
-    expect((await textOf(await renderCertificatePdf(certificate({ mode: 'test', id: 'TST-2026-7K3QX9M2PD' }), VERIFY))).text).toContain('Learning Platform (test)');
+    expect((await textOf(await renderCertificatePdf(certificate({ mode: 'test', id: 'TST-2026-7K3QX9M2PD' }), VERIFY))).text).toContain(
+      'Learning Platform (test)',
+    );
     expect((await textOf(await renderCertificatePdf(certificate({ revokedAt: new Date() }), VERIFY))).text).toContain('REVOKED');
   });
 });

@@ -33,13 +33,23 @@ describe('certificate text in any script', () => {
       ],
     ]);
     // A left-to-right paragraph keeps the Latin part first.
-    expect(runs('Dr. سارة أحمد')).toEqual([[['NotoSerif-BoldItalic', 'Dr. '], ['NotoSansArabic-Bold', 'سارة أحمد']]]);
+    expect(runs('Dr. سارة أحمد')).toEqual([
+      [
+        ['NotoSerif-BoldItalic', 'Dr. '],
+        ['NotoSansArabic-Bold', 'سارة أحمد'],
+      ],
+    ]);
   });
 
   it('breaks long text at spaces, Chinese between any two characters, and ends with an ellipsis when it cannot fit', () => {
     const latin = runs('Maximilian Alexander von Habsburg-Lothringen Esterházy de Galántha', 460);
     expect(latin.length).toBe(2);
-    expect(latin.flat().map(([, t]) => t).join(' ')).toBe('Maximilian Alexander von Habsburg-Lothringen Esterházy de Galántha');
+    expect(
+      latin
+        .flat()
+        .map(([, t]) => t)
+        .join(' '),
+    ).toBe('Maximilian Alexander von Habsburg-Lothringen Esterházy de Galántha');
     const chinese = runs('王'.repeat(60), 300);
     expect(chinese.length).toBe(2);
     const cut = runs('N'.repeat(200));

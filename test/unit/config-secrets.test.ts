@@ -18,7 +18,9 @@ describe('secrets in production', () => {
   it('refuses a missing WEBHOOK_SECRET_KEY and accepts a real one', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/^WEBHOOK_SECRET_KEY is required/);
     const signingKey = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    expect(loadConfig({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'k3P9vQx2LmZ8rT4wYb6nHc1JdF5gS7aE', CREDENTIAL_SIGNING_KEY: signingKey }).webhook.secretKey).toHaveLength(32);
+    expect(
+      loadConfig({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'k3P9vQx2LmZ8rT4wYb6nHc1JdF5gS7aE', CREDENTIAL_SIGNING_KEY: signingKey }).webhook.secretKey,
+    ).toHaveLength(32);
   });
 });
 

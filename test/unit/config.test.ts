@@ -33,7 +33,12 @@ describe('configuration', () => {
   describe('CREDENTIAL_SIGNING_KEY', () => {
     const production = { NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'x'.repeat(40) };
     // RFC 8037, Appendix A.1: published, so it must never sign in production.
-    const RFC_8037_KEY = JSON.stringify({ kty: 'OKP', crv: 'Ed25519', d: 'nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' });
+    const RFC_8037_KEY = JSON.stringify({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      d: 'nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A',
+      x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo',
+    });
 
     it('is required in production', () => {
       expect(() => loadConfig(production)).toThrow('CREDENTIAL_SIGNING_KEY is required in production');

@@ -12,7 +12,25 @@ function storeWith(validHash: string) {
     query: async (_sql: string, [hash]: [string]) => {
       lookups.push(hash);
       if (hash !== validHash) return [];
-      return [{ id: 'key_1', partner_id: 1, mode: 'test', role: 'partner', revoked_at: null, name: 'P', status: 'active', allowed_origins: [], code: 'growth', plan_name: 'Growth', monthly_quota: 50000, rate_limit_per_second: 50, webhook_event_types: null, webinar_rooms: 5, features: [] }];
+      return [
+        {
+          id: 'key_1',
+          partner_id: 1,
+          mode: 'test',
+          role: 'partner',
+          revoked_at: null,
+          name: 'P',
+          status: 'active',
+          allowed_origins: [],
+          code: 'growth',
+          plan_name: 'Growth',
+          monthly_quota: 50000,
+          rate_limit_per_second: 50,
+          webhook_event_types: null,
+          webinar_rooms: 5,
+          features: [],
+        },
+      ];
     },
   };
   const redis = { subscribe: () => undefined, publish: async () => undefined } as unknown as RedisService;
@@ -54,7 +72,25 @@ describe('KeyStore', () => {
     const dataSource = {
       query: async (_sql: string, [hash]: [string]) => {
         lookups.push(hash);
-        return [{ id: hash, partner_id: 1, mode: 'test', role: 'partner', revoked_at: null, name: 'P', status: 'active', allowed_origins: [], code: 'growth', plan_name: 'Growth', monthly_quota: 1, rate_limit_per_second: 1, webhook_event_types: null, webinar_rooms: 1, features: [] }];
+        return [
+          {
+            id: hash,
+            partner_id: 1,
+            mode: 'test',
+            role: 'partner',
+            revoked_at: null,
+            name: 'P',
+            status: 'active',
+            allowed_origins: [],
+            code: 'growth',
+            plan_name: 'Growth',
+            monthly_quota: 1,
+            rate_limit_per_second: 1,
+            webhook_event_types: null,
+            webinar_rooms: 1,
+            features: [],
+          },
+        ];
       },
     };
     const store = new KeyStore(dataSource as never, { subscribe: () => undefined } as unknown as RedisService);

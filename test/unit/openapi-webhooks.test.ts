@@ -17,7 +17,10 @@ describe('the webhooks section of the OpenAPI document', () => {
   it('documents the Standard Webhooks and X-SVC signature headers on every event', () => {
     for (const [type, item] of Object.entries<any>(webhooks)) {
       const names = item.post.parameters.map((p: { name: string }) => p.name);
-      expect({ type, names }).toEqual({ type, names: expect.arrayContaining(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'X-SVC-Signature', 'X-SVC-Signature-Previous']) });
+      expect({ type, names }).toEqual({
+        type,
+        names: expect.arrayContaining(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'X-SVC-Signature', 'X-SVC-Signature-Previous']),
+      });
     }
   });
 

@@ -35,7 +35,13 @@ describe('search query parser', () => {
 });
 
 describe('search helpers', () => {
-  it('fuses rankings by reciprocal rank', () => expect(reciprocalRankFusion([[1, 2, 3], [3, 1]]).map((x) => x.id)).toEqual([1, 3, 2]));
+  it('fuses rankings by reciprocal rank', () =>
+    expect(
+      reciprocalRankFusion([
+        [1, 2, 3],
+        [3, 1],
+      ]).map((x) => x.id),
+    ).toEqual([1, 3, 2]));
   it.each([
     ['https://api.example.com', 'https://api.example.com/v1/embeddings'],
     ['https://api.example.com/v1/', 'https://api.example.com/v1/embeddings'],

@@ -66,7 +66,10 @@ describe('query expansion into the catalogue vocabulary, ranked by BM25F', () =>
   });
 
   it('gives the same scores every time (deterministic, cache or not)', () => {
-    const q = [{ word: 'hackers', vector: WORDS.hackers }, { word: 'clay', vector: WORDS.clay }];
+    const q = [
+      { word: 'hackers', vector: WORDS.hackers },
+      { word: 'clay', vector: WORDS.clay },
+    ];
     expect([...index.score(q, loose)]).toEqual([...index.score(q, loose)]);
   });
 });
@@ -79,7 +82,7 @@ describe('course and query vectors', () => {
     expect(index.nearest(q, 3, 0.1)[0].id).toBe(2);
   });
 
-  it('pseudo-relevance feedback moves the query towards the first pass\'s best courses', () => {
+  it("pseudo-relevance feedback moves the query towards the first pass's best courses", () => {
     const q = index.queryVector(['recipes'], lookup)!;
     const potteryAt = [...index.ids].indexOf(2);
     const before = index.cosines(q)[potteryAt];
@@ -121,7 +124,12 @@ describe('weighted reciprocal rank fusion', () => {
   });
 
   it('a heavier ranking leads', () => {
-    expect(weightedRankFusion([{ ids: [1, 2], weight: 0.2 }, { ids: [3, 4], weight: 1 }]).map((x) => x.id)).toEqual([3, 4, 1, 2]);
+    expect(
+      weightedRankFusion([
+        { ids: [1, 2], weight: 0.2 },
+        { ids: [3, 4], weight: 1 },
+      ]).map((x) => x.id),
+    ).toEqual([3, 4, 1, 2]);
   });
 });
 
@@ -136,16 +144,31 @@ describe('word vectors from the npm package', () => {
 
   it('streams the JSON file: words of the search spelling, their frequency rank, up to the rank asked for', async () => {
     const vec = (k: number) => [...Array.from({ length: DIMENSIONS }, (_, i) => ((i * k) % 7) / 7 - 0.4), 1.5];
-    const entries: Array<[string, number]> = [['the', 0], [',', 1], ['python', 2], ['e-mail', 3], ['pottery', 4], ['zebra', 5]];
+    const entries: Array<[string, number]> = [
+      ['the', 0],
+      [',', 1],
+      ['python', 2],
+      ['e-mail', 3],
+      ['pottery', 4],
+      ['zebra', 5],
+    ];
     const body = `{"precision":8,"words":["the"],"vectors":{${entries.map(([w, i]) => `${JSON.stringify(w)}:[${[...vec(i + 2), i].join(',')}]`).join(',')}},"unkVector":[0]}`;
     const file = join(mkdtempSync(join(tmpdir(), 'vectors-')), 'v.json');
     writeFileSync(file, body);
     const seen: Array<[string, number]> = [];
-    const count = await readWordVectors(file, (word, rank, vector) => {
-      expect(vector).toHaveLength(DIMENSIONS);
-      seen.push([word, rank]);
-    }, 5);
-    expect(seen).toEqual([['the', 1], ['python', 3], ['pottery', 5]]);
+    const count = await readWordVectors(
+      file,
+      (word, rank, vector) => {
+        expect(vector).toHaveLength(DIMENSIONS);
+        seen.push([word, rank]);
+      },
+      5,
+    );
+    expect(seen).toEqual([
+      ['the', 1],
+      ['python', 3],
+      ['pottery', 5],
+    ]);
     expect(count).toBe(3);
   });
 });

@@ -30,7 +30,9 @@ describe('validation pipe: remembered query strings', () => {
         (e: unknown) => e,
       );
       expect(err).toBeInstanceOf(DomainError);
-      expect((err as DomainError).details).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'limit' }), expect.objectContaining({ field: 'extra' })]));
+      expect((err as DomainError).details).toEqual(
+        expect.arrayContaining([expect.objectContaining({ field: 'limit' }), expect.objectContaining({ field: 'extra' })]),
+      );
     }
   });
 

@@ -33,7 +33,12 @@ export class CertificateDto {
   @ApiProperty({ example: '2026-11-22', format: 'date' }) issued_at: string;
   @ApiProperty({ example: 'Learning Platform (test)', description: '"Learning Platform", or "Learning Platform (test)" for test-mode certificates.' })
   platform: string;
-  @ApiProperty({ example: 'https://api.example.com/verify/TST-2026-7K3QX9M2PD', format: 'uri', description: 'The verification page (HTML) for people; machines use GET /api/certificates/verify/{cert_id}.' }) verify_url: string;
+  @ApiProperty({
+    example: 'https://api.example.com/verify/TST-2026-7K3QX9M2PD',
+    format: 'uri',
+    description: 'The verification page (HTML) for people; machines use GET /api/certificates/verify/{cert_id}.',
+  })
+  verify_url: string;
   @ApiProperty({ example: 'https://api.example.com/api/certificates/TST-2026-7K3QX9M2PD/download', format: 'uri' }) download_url: string;
   @ApiProperty({ example: false }) override_quiz: boolean;
 }

@@ -85,7 +85,10 @@ export class UnicodeText {
     lines.forEach((line, i) => {
       let x = centerX - line.width / 2;
       for (const run of line.runs) {
-        this.use(run.font).fontSize(size).fillColor(color).text(run.text, x, y + ascent + i * lineHeight, { lineBreak: false, baseline: 'alphabetic', ...SHAPE });
+        this.use(run.font)
+          .fontSize(size)
+          .fillColor(color)
+          .text(run.text, x, y + ascent + i * lineHeight, { lineBreak: false, baseline: 'alphabetic', ...SHAPE });
         x += run.width;
       }
     });
@@ -103,9 +106,21 @@ export class UnicodeText {
     const has = (f: LoadedFont | null | undefined, ch: string): f is LoadedFont => !!f && f.font.hasGlyphForCodePoint(ch.codePointAt(0)!);
     return chars.map((ch, i) => {
       if (own[i] || !COMMON.test(ch)) return { ch, font: own[i] ?? primary };
-      const before = own.slice(0, i).reverse().find((f) => f);
+      const before = own
+        .slice(0, i)
+        .reverse()
+        .find((f) => f);
       const after = own.slice(i + 1).find((f) => f);
-      const font = before === after && has(before, ch) ? before : has(primary, ch) ? primary : has(before, ch) ? before : has(after, ch) ? after : (fontFor(this.style, ch.codePointAt(0)!) ?? primary);
+      const font =
+        before === after && has(before, ch)
+          ? before
+          : has(primary, ch)
+            ? primary
+            : has(before, ch)
+              ? before
+              : has(after, ch)
+                ? after
+                : (fontFor(this.style, ch.codePointAt(0)!) ?? primary);
       return { ch, font };
     });
   }
@@ -178,7 +193,13 @@ export class UnicodeText {
       const logical = r.chars.join('');
       // The shaper reverses right-to-left scripts itself; a right-to-left run of other characters (neutrals between
       // Arabic words, say) is reversed here, with mirrored brackets.
-      const text = r.level % 2 === 1 && !RTL_SCRIPT.test(logical) ? [...r.chars].reverse().map((ch) => bidi.getMirroredCharacter(ch) ?? ch).join('') : logical;
+      const text =
+        r.level % 2 === 1 && !RTL_SCRIPT.test(logical)
+          ? [...r.chars]
+              .reverse()
+              .map((ch) => bidi.getMirroredCharacter(ch) ?? ch)
+              .join('')
+          : logical;
       return { font: r.font, text, width: this.width(r.font, text, size) };
     });
     return { runs: shaped, width: shaped.reduce((sum, r) => sum + r.width, 0) };
@@ -190,7 +211,14 @@ export class UnicodeText {
     while (i < chars.length) {
       let j = i;
       while (j < chars.length && chars[j].font === chars[i].font) j++;
-      total += this.width(chars[i].font, chars.slice(i, j).map((c) => c.ch).join(''), size);
+      total += this.width(
+        chars[i].font,
+        chars
+          .slice(i, j)
+          .map((c) => c.ch)
+          .join(''),
+        size,
+      );
       i = j;
     }
     return total;

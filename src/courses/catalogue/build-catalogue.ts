@@ -3,7 +3,17 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Level } from '../course-level';
 import { categoryFromSkills } from './catalogue-categories';
-import { cleanCourseraInstructor, cleanDescription, collapse, firstEdxInstructor, isBlank, parseCount, parsePythonList, stableHash, truncate } from './catalogue-text';
+import {
+  cleanCourseraInstructor,
+  cleanDescription,
+  collapse,
+  firstEdxInstructor,
+  isBlank,
+  parseCount,
+  parsePythonList,
+  stableHash,
+  truncate,
+} from './catalogue-text';
 import { CatalogueTopic, buildTopics, genericTitles, skillTitles, syllabusTitles } from './catalogue-topics';
 
 export interface CatalogueCourse {
@@ -126,7 +136,12 @@ function courseraCourse(row: Row): CatalogueCourse | null {
 
 /** "https://www.coursera.org/learn/python/" → "learn/python". */
 function urlPath(url: string | undefined): string {
-  return (url ?? '').trim().replace(/^https?:\/\/[^/]+\//, '').replace(/[?#].*$/, '').replace(/\/+$/, '').slice(0, 280);
+  return (url ?? '')
+    .trim()
+    .replace(/^https?:\/\/[^/]+\//, '')
+    .replace(/[?#].*$/, '')
+    .replace(/\/+$/, '')
+    .slice(0, 280);
 }
 
 function orgOf(value: string | undefined): string | null {

@@ -12,7 +12,10 @@ export function stableHash(text: string): number {
 
 /** Zero-width characters and runs of whitespace (newlines included) become one space. */
 export function collapse(text: string | undefined): string {
-  return (text ?? '').replace(/[\u200b-\u200d\ufeff]/g, '').replace(/\s+/g, ' ').trim();
+  return (text ?? '')
+    .replace(/[\u200b-\u200d\ufeff]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** Cuts at a word boundary and marks the cut, so a long title never ends mid-word. */
@@ -60,7 +63,11 @@ export function cleanDescription(text: string | undefined, max = 4000): string {
   for (const pattern of EDX_BOILERPLATE) out = out.replace(pattern, ' ');
   // Any other sentence about the honour code or a coupon code is boilerplate too.
   const leftover = /\b(honou?r|coupon) code\b/i;
-  if (leftover.test(out)) out = out.split(/(?<=[.!?])/).filter((sentence) => !leftover.test(sentence)).join('');
+  if (leftover.test(out))
+    out = out
+      .split(/(?<=[.!?])/)
+      .filter((sentence) => !leftover.test(sentence))
+      .join('');
   out = out.replace(/([a-z)][.!?])([A-Z])/g, '$1 $2');
   return truncate(collapse(out), max);
 }
@@ -71,7 +78,10 @@ export function cleanDescription(text: string | undefined, max = 4000): string {
  */
 export function firstEdxInstructor(value: string | undefined): string | null {
   if (isBlank(value)) return null;
-  const parts = collapse(value).split('-').map((p) => p.trim()).filter(Boolean);
+  const parts = collapse(value)
+    .split('-')
+    .map((p) => p.trim())
+    .filter(Boolean);
   if (parts.length === 0) return null;
   let name = parts[0];
   let i = 1;

@@ -12,11 +12,41 @@ export const MAX_TOPICS = 12;
 const TITLE_MAX = 120;
 const MIN_TOPIC_MINUTES = 5;
 const CLOSING_TOPIC = 'Review and final assessment';
-const GENERIC_TOPICS = ['Welcome and course overview', 'Core concepts', 'Key methods and tools', 'Worked examples', 'Applying what you have learned', 'Case studies', 'Going further'];
+const GENERIC_TOPICS = [
+  'Welcome and course overview',
+  'Core concepts',
+  'Key methods and tools',
+  'Worked examples',
+  'Applying what you have learned',
+  'Case studies',
+  'Going further',
+];
 
 // Unit headings as edX writes them (English and Spanish, capitalised or upper case), often glued to the
 // previous text ("...SetModule 2: ...").
-const UNIT_WORDS = ['Week', 'Module', 'Unit', 'Topic', 'Lecture', 'Lesson', 'Section', 'Chapter', 'Part', 'Session', 'Lab', 'Day', 'Semana', 'Módulo', 'Modulo', 'Unidad', 'Tema', 'Lección', 'Leccion', 'Sesión', 'Clase'];
+const UNIT_WORDS = [
+  'Week',
+  'Module',
+  'Unit',
+  'Topic',
+  'Lecture',
+  'Lesson',
+  'Section',
+  'Chapter',
+  'Part',
+  'Session',
+  'Lab',
+  'Day',
+  'Semana',
+  'Módulo',
+  'Modulo',
+  'Unidad',
+  'Tema',
+  'Lección',
+  'Leccion',
+  'Sesión',
+  'Clase',
+];
 const UNIT = new RegExp(`(${UNIT_WORDS.flatMap((w) => [w, w.toUpperCase()]).join('|')})\\s*(\\d{1,2})(?![\\d.]\\d)`, 'g');
 const MAX_GAP = 2;
 

@@ -23,7 +23,11 @@ export class ListCoursesQuery extends PageQuery {
   @IsIn(LEVELS, { message: `level must be one of ${LEVELS.join(', ')}` })
   level?: Level;
 
-  @ApiPropertyOptional({ enum: COURSE_SORTS, default: 'popular', description: 'popular: most enrolled first; rating: best rated first; newest: latest added first; title: A–Z.' })
+  @ApiPropertyOptional({
+    enum: COURSE_SORTS,
+    default: 'popular',
+    description: 'popular: most enrolled first; rating: best rated first; newest: latest added first; title: A–Z.',
+  })
   @IsOptional()
   @IsIn(COURSE_SORTS, { message: `sort must be one of ${COURSE_SORTS.join(', ')}` })
   sort: CourseSort = 'popular';

@@ -69,5 +69,6 @@ export class ProgressResultDto {
   @ApiProperty({ example: 0 }) quizzes_pending: number;
   @ApiProperty({ enum: ['active', 'completed'], example: 'active' }) status: 'active' | 'completed';
   @ApiProperty({ example: null, nullable: true, type: String }) completed_at: string | null;
-  @ApiProperty({ example: null, nullable: true, type: String, description: 'Set once the course is completed and the certificate issued.' }) certificate_id: string | null;
+  @ApiProperty({ example: null, nullable: true, type: String, description: 'Set once the course is completed and the certificate issued.' }) certificate_id:
+    string | null;
 }

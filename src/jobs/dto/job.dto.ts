@@ -12,7 +12,11 @@ export class JobDto {
   @ApiProperty({ enum: ['enrollment.bulk'], example: 'enrollment.bulk' })
   type: JobType;
 
-  @ApiProperty({ enum: ['queued', 'running', 'completed'], example: 'running', description: 'queued until the worker starts it, completed once every row has an outcome.' })
+  @ApiProperty({
+    enum: ['queued', 'running', 'completed'],
+    example: 'running',
+    description: 'queued until the worker starts it, completed once every row has an outcome.',
+  })
   status: JobStatus;
 
   @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_BULK_ROWS, example: 800, description: 'Rows in the job.' })

@@ -68,7 +68,10 @@ export class BulkEnrollmentJob {
    */
   private async lanesOf(scope: Scope, rows: EnrollDto[], done: Set<number>): Promise<number[][]> {
     const pending = rows.map((_, i) => i).filter((i) => !done.has(i));
-    const ids = await this.users.idsByExternalId(scope, pending.filter((i) => rows[i].user_id == null).map((i) => rows[i].external_user_id!));
+    const ids = await this.users.idsByExternalId(
+      scope,
+      pending.filter((i) => rows[i].user_id == null).map((i) => rows[i].external_user_id!),
+    );
     const lanes: number[][] = Array.from({ length: LANES }, () => []);
     for (const i of pending) {
       const { user_id: userId, external_user_id: ext } = rows[i];

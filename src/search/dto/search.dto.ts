@@ -25,7 +25,11 @@ export class SearchRequestDto {
 }
 
 export class InterpretedDto {
-  @ApiPropertyOptional({ enum: LEVELS, example: 'Beginner', description: '"for beginners", "introductory", "from scratch" → Beginner; "intermediate"; "advanced", "for experts" → Advanced.' })
+  @ApiPropertyOptional({
+    enum: LEVELS,
+    example: 'Beginner',
+    description: '"for beginners", "introductory", "from scratch" → Beginner; "intermediate"; "advanced", "for experts" → Advanced.',
+  })
   level?: string;
 
   @ApiPropertyOptional({ example: 'Computer Science', description: 'A category named in the query, or one of its synonyms ("cs", "maths").' })
@@ -37,13 +41,21 @@ export class InterpretedDto {
   @ApiPropertyOptional({ example: 10, description: '"under 5 hours" → 5; "short" → 10; "a weekend" → 16.' })
   max_duration_hours?: number;
 
-  @ApiPropertyOptional({ example: 'Harvard University', description: '"from Harvard", "by IBM", "taught by <tutor>": the organisation or tutor, as the catalogue names it.' })
+  @ApiPropertyOptional({
+    example: 'Harvard University',
+    description: '"from Harvard", "by IBM", "taught by <tutor>": the organisation or tutor, as the catalogue names it.',
+  })
   organisation?: string;
 
   @ApiProperty({ example: 'python', description: 'The words left to rank once the filters are taken out (after spelling corrections).' })
   text: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { pyhton: 'python' }, description: 'Misspelt words and the catalogue word used instead.' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { pyhton: 'python' },
+    description: 'Misspelt words and the catalogue word used instead.',
+  })
   corrections?: Record<string, string>;
 }
 
@@ -84,6 +96,10 @@ export class SearchResponseDto {
   @ApiProperty({ type: [SearchResultDto] })
   results: SearchResultDto[];
 
-  @ApiProperty({ example: 12, description: 'Published courses matching the query and its filters (results holds at most `limit` of them). Matches in the title, category, topics, tutor or organisation are counted; the description is searched (and counted) too when those give fewer than `limit`.' })
+  @ApiProperty({
+    example: 12,
+    description:
+      'Published courses matching the query and its filters (results holds at most `limit` of them). Matches in the title, category, topics, tutor or organisation are counted; the description is searched (and counted) too when those give fewer than `limit`.',
+  })
   total: number;
 }

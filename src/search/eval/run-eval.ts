@@ -62,7 +62,9 @@ async function main(): Promise<void> {
   }
   try {
     const db = scratch.db;
-    const keys = new Map<number, string>((await sql<{ id: number; source_key: string }>(db, `SELECT id, source_key FROM courses`)).map((r) => [r.id, r.source_key]));
+    const keys = new Map<number, string>(
+      (await sql<{ id: number; source_key: string }>(db, `SELECT id, source_key FROM courses`)).map((r) => [r.id, r.source_key]),
+    );
     const lexicon = SearchLexicon.load();
     const urls = new CourseUrls('http://localhost');
     const embedded = new EmbeddedSemantic(preparingSql(db), db, lexicon.stopwords);
@@ -77,7 +79,10 @@ async function main(): Promise<void> {
     const lexicalOnly = new SearchEngine(db, lexicon, urls);
     const ours = new SearchEngine(db, lexicon, urls, { embedded, hosted });
     const bm25 = await buildBm25Baseline(db);
-    const ids = (engine: SearchEngine): Ranker => async (q) => (await engine.search(q, 10)).results.map((r) => keys.get(r.id)!);
+    const ids =
+      (engine: SearchEngine): Ranker =>
+      async (q) =>
+        (await engine.search(q, 10)).results.map((r) => keys.get(r.id)!);
     const rankers: Array<[string, Ranker]> = [
       ['BM25', (q) => Promise.resolve(bm25(q, 10))],
       ['lexical', ids(lexicalOnly)],
@@ -113,7 +118,10 @@ async function main(): Promise<void> {
     for (const r of rows) process.stdout.write(`| ${r.join(' | ')} |\n`);
     const natural = (set: string, ranker: string) => mean(scores.get(key(set, ranker, 'natural')) ?? []);
     const ratio = (set: string) => (natural(set, names[2]) / natural(set, 'BM25')).toFixed(2);
-    if (!tuningOnly) process.stdout.write(`\nHeld-out natural questions: ours / BM25 = ${ratio('held-out half')} (held-out half), ${ratio('held-out 2')} (held-out 2) (target ≥ 1.5)\n`);
+    if (!tuningOnly)
+      process.stdout.write(
+        `\nHeld-out natural questions: ours / BM25 = ${ratio('held-out half')} (held-out half), ${ratio('held-out 2')} (held-out 2) (target ≥ 1.5)\n`,
+      );
     embedded.stop();
   } finally {
     await scratch.drop();

@@ -56,7 +56,11 @@ export class CourseVectorIndex {
     });
     const pc = principalComponent(rows, courses.length);
     for (let r = 0; r < courses.length; r++) finishRow(rows, r, pc);
-    return new CourseVectorIndex(Int32Array.from(courses, (c) => c.id), rows, pc);
+    return new CourseVectorIndex(
+      Int32Array.from(courses, (c) => c.id),
+      rows,
+      pc,
+    );
   }
 
   get size(): number {

@@ -96,14 +96,19 @@ export class EmbeddedSemantic {
       try {
         const source = await ensureWordVectors(this.db);
         await this.refresh();
-        this.logger?.log(`semantic engine ready: ${this.index.size} courses, ${this.vocabulary.size} catalogue words (${source}) in ${Date.now() - started} ms`);
+        this.logger?.log(
+          `semantic engine ready: ${this.index.size} courses, ${this.vocabulary.size} catalogue words (${source}) in ${Date.now() - started} ms`,
+        );
       } catch (e) {
         this.logger?.warn(`semantic engine not ready, searches stay lexical: ${(e as Error).message}`);
       } finally {
         this.markReady();
       }
       if (this.stopped) return;
-      this.timer = setInterval(() => void this.refresh().catch((e) => this.logger?.warn(`semantic index refresh failed: ${(e as Error).message}`)), CHECK_EVERY_MS);
+      this.timer = setInterval(
+        () => void this.refresh().catch((e) => this.logger?.warn(`semantic index refresh failed: ${(e as Error).message}`)),
+        CHECK_EVERY_MS,
+      );
       this.timer.unref();
     })();
   }
@@ -137,11 +142,14 @@ export class EmbeddedSemantic {
 
   private async rebuildIfChanged(): Promise<void> {
     // An aggregate without GROUP BY: always one row, stamp text.
-    const { stamp } = (await sqlOne<{ stamp: string }>(this.db, `SELECT count(*) || ':' || coalesce(max(updated_at)::text, '') AS stamp FROM search_documents`))!;
+    const { stamp } = (await sqlOne<{ stamp: string }>(
+      this.db,
+      `SELECT count(*) || ':' || coalesce(max(updated_at)::text, '') AS stamp FROM search_documents`,
+    ))!;
     if (stamp === this.stamp) return;
     // Read in pages, so that the texts of a large catalogue are never all held as one result.
     const courses: CourseText[] = [];
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page: CourseText[] = await courseWordsPage(this.db, after, PAGE, DESCRIPTION_CHARS);
       courses.push(...page);
       if (page.length < PAGE) break;
@@ -161,11 +169,9 @@ export class EmbeddedSemantic {
 
   private async loadWords(list: string[]): Promise<Map<string, WordVector>> {
     const out = new Map<string, WordVector>();
-    const rows = await sql<WordVectorRow>(
-      this.db,
-      `SELECT word, rank, vector FROM search_word_vectors WHERE word = ANY($1::varchar[])`,
-      [list.filter((w) => w.length <= 60)],
-    );
+    const rows = await sql<WordVectorRow>(this.db, `SELECT word, rank, vector FROM search_word_vectors WHERE word = ANY($1::varchar[])`, [
+      list.filter((w) => w.length <= 60),
+    ]);
     for (const r of rows) out.set(r.word, { v: fromBytes(r.vector), rank: r.rank });
     return out;
   }
@@ -191,11 +197,7 @@ export class EmbeddedSemantic {
       else if (known === undefined) missing.push(w);
     }
     if (missing.length) {
-      const rows = await sql<WordVectorRow>(
-        this.searchDb,
-        `SELECT word, rank, vector FROM search_word_vectors WHERE word = ANY($1::varchar[])`,
-        [missing],
-      );
+      const rows = await sql<WordVectorRow>(this.searchDb, `SELECT word, rank, vector FROM search_word_vectors WHERE word = ANY($1::varchar[])`, [missing]);
       const got = new Map(rows.map((r) => [r.word, { v: fromBytes(r.vector), rank: r.rank }]));
       for (const w of missing) {
         if (this.queryWords.size >= QUERY_WORD_CACHE) this.queryWords.delete(this.queryWords.keys().next().value!);
@@ -215,7 +217,10 @@ export class EmbeddedSemantic {
     if (!vectors.size) return null;
     const query = index.queryVector([...vectors.keys()], (w) => vectors.get(w));
     if (!query) return null;
-    const matched = expanded.score([...vectors].map(([word, vector]) => ({ word, vector })), EXPANSION);
+    const matched = expanded.score(
+      [...vectors].map(([word, vector]) => ({ word, vector })),
+      EXPANSION,
+    );
     let best = 0;
     for (const s of matched) best = Math.max(best, s);
     const scale = best ? BLEND.expanded / best : 0;
@@ -251,7 +256,7 @@ export function topScores(scores: Float32Array, k: number, floor: number): numbe
     if (scores[c] < floor) continue;
     if (heap.length < k) {
       heap.push(c);
-      for (let i = heap.length - 1; i > 0; ) {
+      for (let i = heap.length - 1; i > 0;) {
         const p = (i - 1) >> 1;
         if (!less(heap[i], heap[p])) break;
         [heap[i], heap[p]] = [heap[p], heap[i]];

@@ -6,7 +6,10 @@ type Field = keyof Omit<CourseText, 'id'>;
 
 /** BM25F (Robertson and Zaragoza): each field's term frequency, length-normalised by its own `b`, weighed and summed. */
 export const BM25F = {
-  fields: { title: { weight: 3, b: 0.5 }, category: { weight: 1, b: 0 }, topics: { weight: 1.5, b: 0.5 }, description: { weight: 1, b: 0.75 } } as Record<Field, { weight: number; b: number }>,
+  fields: { title: { weight: 3, b: 0.5 }, category: { weight: 1, b: 0 }, topics: { weight: 1.5, b: 0.5 }, description: { weight: 1, b: 0.75 } } as Record<
+    Field,
+    { weight: number; b: number }
+  >,
   k1: 1.2,
 };
 

@@ -89,7 +89,10 @@ export async function readWordVectors(
  * Makes sure this database holds the installed package's word vectors: imports them once (about 300,000 words,
  * 10 s on one core), under an advisory lock so concurrent instances wait for the first one. Returns the source.
  */
-export async function ensureWordVectors(db: SearchSql & { transaction<T>(run: (tx: SearchSql) => Promise<T>): Promise<T> }, source = installedWordVectors()): Promise<string> {
+export async function ensureWordVectors(
+  db: SearchSql & { transaction<T>(run: (tx: SearchSql) => Promise<T>): Promise<T> },
+  source = installedWordVectors(),
+): Promise<string> {
   const done = async () => (await db.query(`SELECT 1 FROM search_word_vector_sets WHERE source = $1`, [source.source])).length > 0;
   if (await done()) return source.source;
   await db.transaction(async (tx) => {

@@ -4,9 +4,8 @@ import { IsEmail, IsInt, IsNotEmpty, IsOptional, IsString, Length, Matches, Max,
 import { PageQuery, PageMetaDto } from '../../common/pagination';
 import { trimString } from '../../common/text';
 
-
 export class CreateUserDto {
-  @ApiProperty({ example: 'acme-user-1001', minLength: 1, maxLength: 128, description: "Your own reference for the learner; unique per partner and mode." })
+  @ApiProperty({ example: 'acme-user-1001', minLength: 1, maxLength: 128, description: 'Your own reference for the learner; unique per partner and mode.' })
   @IsString()
   @Length(1, 128)
   @IsNotEmpty()
@@ -40,7 +39,13 @@ export class ListUsersQuery extends PageQuery {
 
 /** Identifies a learner by platform id or by the partner's own reference (enrolment, webinars). */
 export class UserRefDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 2_147_483_647, example: 501, description: 'Platform user id; give this or external_user_id (or both, naming the same user).' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: 2_147_483_647,
+    example: 501,
+    description: 'Platform user id; give this or external_user_id (or both, naming the same user).',
+  })
   @IsOptional()
   @IsInt()
   @Min(1)

@@ -46,7 +46,12 @@ export class DeliveryAttemptDto {
   @ApiProperty({ type: String, format: 'date-time', example: '2025-11-22T10:00:00.000Z', description: 'When the request went out.' })
   attempted_at: string;
 
-  @ApiProperty({ type: 'integer', example: 503, nullable: true, description: 'The HTTP status your endpoint answered; null when no answer came (timeout, connection refused).' })
+  @ApiProperty({
+    type: 'integer',
+    example: 503,
+    nullable: true,
+    description: 'The HTTP status your endpoint answered; null when no answer came (timeout, connection refused).',
+  })
   status_code: number | null;
 
   @ApiProperty({ type: 'integer', example: 42, minimum: 0 })

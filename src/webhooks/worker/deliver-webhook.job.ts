@@ -74,7 +74,10 @@ export class DeliverWebhookJob {
     }
 
     const attemptedAt = new Date();
-    const secrets = { current: this.secretOf(row.secret_encrypted), previous: row.secret_previous_encrypted ? this.secretOf(row.secret_previous_encrypted) : null };
+    const secrets = {
+      current: this.secretOf(row.secret_encrypted),
+      previous: row.secret_previous_encrypted ? this.secretOf(row.secret_previous_encrypted) : null,
+    };
     const result = await this.sender.send(row.url, row.body, {
       'content-type': 'application/json',
       ...signatureHeaders(row.id, row.body, secrets, Math.floor(attemptedAt.getTime() / 1000)),
@@ -93,7 +96,13 @@ export class DeliverWebhookJob {
     const exhausted = result.statusCode === 410 || retry >= this.config.webhook.retryDelaysMs.length + 1;
     const delayMs = exhausted ? 0 : nextDelayMs(this.config.webhook.retryDelaysMs, retry, parseRetryAfter(result.retryAfter));
     try {
-      await this.store.record({ deliveryId: row.id, status: exhausted ? 'failed' : 'pending', result, attemptedAt, nextAttemptAt: exhausted ? null : new Date(Date.now() + delayMs) });
+      await this.store.record({
+        deliveryId: row.id,
+        status: exhausted ? 'failed' : 'pending',
+        result,
+        attemptedAt,
+        nextAttemptAt: exhausted ? null : new Date(Date.now() + delayMs),
+      });
       if (result.statusCode === 410) await this.store.disableSubscription(row.subscription_id, 'Endpoint answered 410 Gone.');
     } catch (err) {
       // Not recorded, so not counted: the attempt is made again once PostgreSQL answers.

@@ -75,7 +75,10 @@ export class DeliveryStore implements BeforeApplicationShutdown {
   }
 
   async disableSubscription(subscriptionId: string, reason: string): Promise<void> {
-    await this.dataSource.query(`UPDATE webhook_subscriptions SET status = 'disabled', disabled_reason = $2, updated_at = now() WHERE id = $1`, [subscriptionId, reason]);
+    await this.dataSource.query(`UPDATE webhook_subscriptions SET status = 'disabled', disabled_reason = $2, updated_at = now() WHERE id = $1`, [
+      subscriptionId,
+      reason,
+    ]);
   }
 
   /** A delivery that came due while its subscription is disabled: not sent, kept for `recover` (contract section 15). */
@@ -177,7 +180,12 @@ export class DeliveryStore implements BeforeApplicationShutdown {
 
 /** "5 days", "36 hours", "90 minutes", "1500 ms": the largest whole unit, for disabled_reason. */
 export function describeDuration(ms: number): string {
-  const units: Array<[number, string]> = [[86_400_000, 'day'], [3_600_000, 'hour'], [60_000, 'minute'], [1000, 'second']];
+  const units: Array<[number, string]> = [
+    [86_400_000, 'day'],
+    [3_600_000, 'hour'],
+    [60_000, 'minute'],
+    [1000, 'second'],
+  ];
   for (const [size, name] of units) if (ms >= size && ms % size === 0) return `${ms / size} ${name}${ms === size ? '' : 's'}`;
   return `${ms} ms`;
 }

@@ -103,7 +103,8 @@ function describeStatus(status: number, location: unknown): string {
 
 function describeError(e: unknown, timeoutMs: number): string {
   const err = e as Error & { code?: string; cause?: { code?: string; message?: string } };
-  if (err instanceof ForbiddenTargetError || err.cause instanceof ForbiddenTargetError) return `Refused target: ${(err.cause as Error | undefined)?.message ?? err.message}`;
+  if (err instanceof ForbiddenTargetError || err.cause instanceof ForbiddenTargetError)
+    return `Refused target: ${(err.cause as Error | undefined)?.message ?? err.message}`;
   if (err.name === 'TimeoutError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT' || err.code === 'UND_ERR_CONNECT_TIMEOUT') {
     return `Timed out after ${timeoutMs} ms`;
   }

@@ -16,7 +16,10 @@ export class AttendeeDto {
 /** register / join result: the attendee plus their personal join link. */
 export class AttendanceDto extends AttendeeDto {
   @ApiProperty({ example: ID }) webinar_id: string;
-  @ApiProperty({ example: `https://api.example.com/live/join?wbn=${ID}&a=q1Wm…`, description: "The attendee's personal link; opening it while live records the join." })
+  @ApiProperty({
+    example: `https://api.example.com/live/join?wbn=${ID}&a=q1Wm…`,
+    description: "The attendee's personal link; opening it while live records the join.",
+  })
   join_url: string;
 }
 

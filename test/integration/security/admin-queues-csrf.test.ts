@@ -35,8 +35,16 @@ describe('Bull Board refuses cross-site writes', () => {
   };
 
   it.each([
-    ['a form POST from another site', { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site', 'Content-Type': 'application/x-www-form-urlencoded' }, 'name=csrf-form&data=x'],
-    ['a text/plain POST from another site', { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site', 'Content-Type': 'text/plain' }, '{"name":"csrf-text"}'],
+    [
+      'a form POST from another site',
+      { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site', 'Content-Type': 'application/x-www-form-urlencoded' },
+      'name=csrf-form&data=x',
+    ],
+    [
+      'a text/plain POST from another site',
+      { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site', 'Content-Type': 'text/plain' },
+      '{"name":"csrf-text"}',
+    ],
     ['a form POST from a browser that sends no Origin', { 'Content-Type': 'application/x-www-form-urlencoded' }, 'name=csrf-noorigin'],
     ['a JSON POST from a sibling site', { 'Sec-Fetch-Site': 'same-site', 'Content-Type': 'application/json' }, '{"name":"csrf-samesite","data":{}}'],
   ])('refuses %s with 403 and adds no job', async (_label, headers, body) => {
@@ -51,7 +59,7 @@ describe('Bull Board refuses cross-site writes', () => {
     expect(await forged(jobName)).toHaveLength(0);
   });
 
-  it('still serves the board itself, a script without Origin, and its own page\'s writes', async () => {
+  it("still serves the board itself, a script without Origin, and its own page's writes", async () => {
     const page = await fetch(`${t.baseUrl}/admin/queues`, { headers: { Authorization: basic(admin.key), 'Sec-Fetch-Site': 'none' } });
     expect(page.status).toBe(200);
     const script = await fetch(`${t.baseUrl}/admin/queues/api/queues/${WEBHOOK_QUEUE}/retry/failed`, { method: 'PUT', headers: { 'X-API-Key': admin.key } });

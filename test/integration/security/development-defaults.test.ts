@@ -28,7 +28,9 @@ const warningsIn = (lines: Array<Record<string, any>>) => lines.filter((l) => l.
 
 describe('start-up warning about development defaults', () => {
   it('names every development default in force when NODE_ENV is unset', async () => {
-    const [warning, ...more] = warningsIn(await startupLog({ NODE_ENV: '', WEBHOOK_SECRET_KEY: '', CREDENTIAL_SIGNING_KEY: '', WEBHOOK_ALLOW_PRIVATE_TARGETS: '', PUBLIC_BASE_URL: '' }));
+    const [warning, ...more] = warningsIn(
+      await startupLog({ NODE_ENV: '', WEBHOOK_SECRET_KEY: '', CREDENTIAL_SIGNING_KEY: '', WEBHOOK_ALLOW_PRIVATE_TARGETS: '', PUBLIC_BASE_URL: '' }),
+    );
     expect(more).toHaveLength(0);
     expect(warning.msg).toMatch(/^DEVELOPMENT DEFAULTS IN FORCE/);
     expect(warning.development_defaults).toEqual([
@@ -42,13 +44,25 @@ describe('start-up warning about development defaults', () => {
 
   it('names a risky setting even in production', async () => {
     const [warning] = warningsIn(
-      await startupLog({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'k3P9vQx2LmZ8rT4wYb6nHc1JdF5gS7aE-prod', CREDENTIAL_SIGNING_KEY: SIGNING_KEY, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', PUBLIC_BASE_URL: 'https://api.example.com' }),
+      await startupLog({
+        NODE_ENV: 'production',
+        WEBHOOK_SECRET_KEY: 'k3P9vQx2LmZ8rT4wYb6nHc1JdF5gS7aE-prod',
+        CREDENTIAL_SIGNING_KEY: SIGNING_KEY,
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        PUBLIC_BASE_URL: 'https://api.example.com',
+      }),
     );
     expect(warning.development_defaults).toEqual([expect.stringMatching(/^webhooks may target private and loopback addresses/)]);
   });
 
   it('stays quiet when production is configured', async () => {
-    const lines = await startupLog({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'k3P9vQx2LmZ8rT4wYb6nHc1JdF5gS7aE-prod', CREDENTIAL_SIGNING_KEY: SIGNING_KEY, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false', PUBLIC_BASE_URL: 'https://api.example.com' });
+    const lines = await startupLog({
+      NODE_ENV: 'production',
+      WEBHOOK_SECRET_KEY: 'k3P9vQx2LmZ8rT4wYb6nHc1JdF5gS7aE-prod',
+      CREDENTIAL_SIGNING_KEY: SIGNING_KEY,
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
+      PUBLIC_BASE_URL: 'https://api.example.com',
+    });
     expect(lines.some((l) => l.msg === 'request completed')).toBe(true);
     expect(warningsIn(lines)).toHaveLength(0);
   });

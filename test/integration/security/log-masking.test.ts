@@ -49,7 +49,10 @@ describe('API keys in logs', () => {
     const key = generateApiKey('live').key;
     const marker = `mask-body-${Math.random().toString(36).slice(2)}`;
     const logger = t.app.get(AppLogger).pino;
-    logger.warn({ marker, body: { note: `my key is ${key}`, nested: [{ token: key }] }, err: { message: `bad ${key}`, parameters: [key] } }, `body carried ${key}`);
+    logger.warn(
+      { marker, body: { note: `my key is ${key}`, nested: [{ token: key }] }, err: { message: `bad ${key}`, parameters: [key] } },
+      `body carried ${key}`,
+    );
     const lines = await logLinesOf(marker);
     expect(lines).toHaveLength(1);
     expect(lines[0]).not.toContain(key);

@@ -29,7 +29,7 @@ describe('webhook registration with the SSRF guard on', () => {
     expect(privateName.body.error.details).toEqual(unknownName.body.error.details);
   });
 
-  it('keeps resolution out of the guard\'s own errors, which delivery attempts record', async () => {
+  it("keeps resolution out of the guard's own errors, which delivery attempts record", async () => {
     await expect(resolveSafely('localhost')).rejects.toThrow(/not a public address/);
     await expect(resolveSafely('localhost')).rejects.not.toThrow(ADDRESSES);
   });
@@ -44,21 +44,28 @@ describe('webhook ports', () => {
   });
   afterAll(() => t.close());
 
-  it.each(['https://hooks.example.com:22/in', 'http://hooks.example.com:25/in', 'https://hooks.example.com:1023/in', 'http://127.0.0.1:6379/in', 'https://hooks.example.com:5432/in', 'https://hooks.example.com:11211/in'])(
-    'refuses %s: well-known ports other than 80 and 443, and internal service ports',
-    async (url) => {
-      const res = await p.http.post('/api/connect/webhooks', body(url));
-      expect(res.status).toBe(400);
-      expect(res.body.error.details).toEqual([{ field: 'url', message: expect.stringMatching(/port/) }]);
-    },
-  );
+  it.each([
+    'https://hooks.example.com:22/in',
+    'http://hooks.example.com:25/in',
+    'https://hooks.example.com:1023/in',
+    'http://127.0.0.1:6379/in',
+    'https://hooks.example.com:5432/in',
+    'https://hooks.example.com:11211/in',
+  ])('refuses %s: well-known ports other than 80 and 443, and internal service ports', async (url) => {
+    const res = await p.http.post('/api/connect/webhooks', body(url));
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([{ field: 'url', message: expect.stringMatching(/port/) }]);
+  });
 
-  it.each(['https://hooks.example.com/in', 'http://hooks.example.com:80/in', 'https://hooks.example.com:443/in', 'https://hooks.example.com:8443/in', 'http://127.0.0.1:40123/in'])(
-    'accepts %s',
-    async (url) => {
-      expect((await p.http.post('/api/connect/webhooks', body(url))).status).toBe(201);
-    },
-  );
+  it.each([
+    'https://hooks.example.com/in',
+    'http://hooks.example.com:80/in',
+    'https://hooks.example.com:443/in',
+    'https://hooks.example.com:8443/in',
+    'http://127.0.0.1:40123/in',
+  ])('accepts %s', async (url) => {
+    expect((await p.http.post('/api/connect/webhooks', body(url))).status).toBe(201);
+  });
 
   it('checks the port on update too', async () => {
     const created = await p.http.post('/api/connect/webhooks', body('https://hooks.example.com/in'));
