@@ -61,10 +61,16 @@ export function monthEnd(date = new Date()): number {
 
 @Injectable()
 export class UsageLimiter {
+  private readonly consumeScript: (...keysAndArgs: Array<string | number>) => Promise<[number, number, number]>;
+  private readonly windowScript: (...keysAndArgs: Array<string | number>) => Promise<[number, number]>;
+
   constructor(
     private readonly redis: RedisService,
     private readonly counters: UsageCounters,
-  ) {}
+  ) {
+    this.consumeScript = redis.script(SCRIPT, 2);
+    this.windowScript = redis.script(WINDOW_SCRIPT, 1);
+  }
 
   quotaKey(partnerId: number, mode: Mode, month = monthOf()): string {
     return this.redis.key('quota', partnerId, mode, month);
@@ -77,12 +83,7 @@ export class UsageLimiter {
     const month = monthOf(now);
     const quotaKey = this.quotaKey(partnerId, mode, month);
     const ttl = reset - second + 7 * 86400;
-    const run = async () =>
-      (await this.redis.client.eval(SCRIPT, 2, this.redis.key('rate', keyId, second), quotaKey, ratePerSecond, monthlyQuota ?? -1, ttl)) as [
-        number,
-        number,
-        number,
-      ];
+    const run = () => this.consumeScript(this.redis.key('rate', keyId, second), quotaKey, ratePerSecond, monthlyQuota ?? -1, ttl);
     let [status, n, used] = await run();
     for (let restores = 0; status === 3; restores++) {
       if (restores === 3) throw new DomainError('service_unavailable');
@@ -103,7 +104,7 @@ export class UsageLimiter {
 
   /** Counts a hit in a fixed window; returns whether it is within the limit and when the window resets. */
   async window(name: string, subject: string, limit: number, windowSeconds: number): Promise<{ allowed: boolean; retryAfter: number }> {
-    const [n, ttl] = (await this.redis.client.eval(WINDOW_SCRIPT, 1, this.redis.key('win', name, subject), windowSeconds)) as [number, number];
+    const [n, ttl] = await this.windowScript(this.redis.key('win', name, subject), windowSeconds);
     return { allowed: n <= limit, retryAfter: Math.max(1, ttl) };
   }
 }

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import Redis, { RedisOptions } from 'ioredis';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
@@ -59,6 +60,22 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
         resolve();
       });
     });
+  }
+
+  /**
+   * A Lua script sent by its SHA1 (EVALSHA): the request path sends a few dozen bytes instead of the script's text,
+   * and Redis skips hashing it on every call. A Redis that restarted empty answers NOSCRIPT once; EVAL reloads it.
+   */
+  script<T>(lua: string, numberOfKeys: number): (...keysAndArgs: Array<string | number>) => Promise<T> {
+    const sha = createHash('sha1').update(lua).digest('hex');
+    return async (...keysAndArgs) => {
+      try {
+        return (await this.client.evalsha(sha, numberOfKeys, ...keysAndArgs)) as T;
+      } catch (e: unknown) {
+        if (!(e instanceof Error) || !e.message.startsWith('NOSCRIPT')) throw e;
+        return (await this.client.eval(lua, numberOfKeys, ...keysAndArgs)) as T;
+      }
+    };
   }
 
   async publish(channel: string, message: string): Promise<void> {
