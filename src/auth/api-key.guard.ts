@@ -25,8 +25,8 @@ import { UsageLimiter, UsageOutcome } from './usage-limiter';
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   private readonly publicOrigin: string;
-  // Bench-only switch (bench/catalogue.js compares catalogue reads with and without this guard); never honoured in production.
-  private readonly benchSkipCatalogue = process.env.NODE_ENV !== 'production' && process.env.BENCH_DISABLE_AUTH === 'true';
+  // Bench-only switch (bench/catalogue.js compares catalogue reads with and without this guard); never set in production.
+  private readonly benchSkipCatalogue: boolean;
 
   constructor(
     private readonly reflector: Reflector,
@@ -37,6 +37,7 @@ export class ApiKeyGuard implements CanActivate {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.publicOrigin = new URL(config.publicBaseUrl).origin;
+    this.benchSkipCatalogue = config.benchDisableAuth;
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

@@ -36,6 +36,8 @@ export interface AppConfig {
     embeddingsApiKey?: string;
   };
   metricsToken?: string;
+  /** Benchmark-only (BENCH_DISABLE_AUTH, never in production): the key guard lets catalogue reads through, so bench:catalogue can price the guard. */
+  benchDisableAuth: boolean;
   /** Development defaults in force, warned about at start-up (see development-defaults.ts). */
   developmentDefaults: string[];
   credentials: {

@@ -176,6 +176,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       embeddingsApiKey: env.SEARCH_EMBEDDINGS_API_KEY || undefined,
     },
     metricsToken: env.METRICS_TOKEN || undefined,
+    benchDisableAuth: !production && bool(env, 'BENCH_DISABLE_AUTH', false),
     credentials: { signingKey: credentialSigningKey(env, production) },
     jobs: { sweepIntervalMs: int(env, 'JOBS_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000) },
     limits: {
