@@ -3,7 +3,8 @@
  *
  * Creates a scratch database on the PostgreSQL server of DATABASE_URL (or SEARCH_EVAL_DATABASE_URL), migrates it,
  * loads the real catalogue (data/*.csv) and the embedded engine's word vectors, and runs the judged queries of
- * data/search-eval.json (the old set) and data/search-eval-learners.json (its tuning and held-out halves) through a
+ * data/search-eval.json (the old set), data/search-eval-learners.json (its tuning and held-out halves) and the later
+ * held-out sets data/search-eval-fresh.json (held-out 2) and data/search-eval-fresh3.json (held-out 3) through a
  * plain BM25 baseline (wink-bm25-text-search) over the same courses, our lexical ranking alone, and ours (lexical fused
  * with the embedded semantic engine; with SEARCH_EMBEDDINGS_URL set, with the hosted model too). Prints one table of
  * nDCG@10 per kind of query and set, then drops the database.
@@ -29,13 +30,13 @@ interface Judged {
   query: string;
   relevant: string[];
   kind: string;
-  split?: 'tuning' | 'held-out' | 'held-out 2';
+  split?: 'tuning' | 'held-out' | 'held-out 2' | 'held-out 3';
 }
 
 type Ranker = (query: string) => Promise<string[]>;
 
 const KINDS = ['natural', 'paraphrase', 'keyword', 'typo', 'filter', 'organisation'];
-const SETS = ['old set', 'tuning half', 'held-out half', 'held-out 2'] as const;
+const SETS = ['old set', 'tuning half', 'held-out half', 'held-out 2', 'held-out 3'] as const;
 
 function load(file: string): Judged[] {
   return (JSON.parse(readFileSync(join(projectRoot(), 'data', file), 'utf8')) as { queries: Judged[] }).queries;
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
     'tuning half': load('search-eval-learners.json').filter((q) => q.split === 'tuning'),
     'held-out half': load('search-eval-learners.json').filter((q) => q.split === 'held-out'),
     'held-out 2': load('search-eval-fresh.json'),
+    'held-out 3': load('search-eval-fresh3.json'),
   };
   const scratch = reuse ? await reuseCatalogue(reuse) : await createScratchCatalogue('search_eval');
   if (process.argv.includes('--keep')) {
@@ -120,7 +122,7 @@ async function main(): Promise<void> {
     const ratio = (set: string) => (natural(set, names[2]) / natural(set, 'BM25')).toFixed(2);
     if (!tuningOnly)
       process.stdout.write(
-        `\nHeld-out natural questions: ours / BM25 = ${ratio('held-out half')} (held-out half), ${ratio('held-out 2')} (held-out 2) (target ≥ 1.5)\n`,
+        `\nHeld-out natural questions: ours / BM25 = ${ratio('held-out half')} (held-out half), ${ratio('held-out 2')} (held-out 2), ${ratio('held-out 3')} (held-out 3) (target ≥ 1.5)\n`,
       );
     embedded.stop();
   } finally {
