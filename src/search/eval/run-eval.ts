@@ -20,7 +20,8 @@ import { embedPendingCourses } from '../embedding-indexer';
 import { SearchEngine } from '../search-engine';
 import { FUSION } from '../rank-fusion';
 import { SearchLexicon } from '../search-lexicon';
-import { EmbeddedSemantic, preparingSql } from '../semantic/embedded-semantic';
+import { BLEND, EmbeddedSemantic, preparingSql } from '../semantic/embedded-semantic';
+import { EXPANSION } from '../semantic/expanded-bm25';
 import { SemanticSearch } from '../semantic-search';
 import { buildBm25Baseline } from './bm25-baseline';
 import { mean, scoreRanking } from './metrics';
@@ -49,6 +50,9 @@ async function main(): Promise<void> {
   const tuningOnly = process.argv.includes('--tuning');
   // SEARCH_EVAL_FUSION='{"lexicalWeak":0.3}': try other fusion weights (with --tuning only: never chosen on held-out sets).
   if (process.env.SEARCH_EVAL_FUSION) Object.assign(FUSION, JSON.parse(process.env.SEARCH_EVAL_FUSION));
+  // SEARCH_EVAL_BLEND / SEARCH_EVAL_EXPANSION: the same for the embedded engine's constants (BLEND, EXPANSION).
+  if (process.env.SEARCH_EVAL_BLEND) Object.assign(BLEND, JSON.parse(process.env.SEARCH_EVAL_BLEND));
+  if (process.env.SEARCH_EVAL_EXPANSION) Object.assign(EXPANSION, JSON.parse(process.env.SEARCH_EVAL_EXPANSION));
   const reuse = process.argv.includes('--reuse') ? process.argv[process.argv.indexOf('--reuse') + 1] : undefined;
   const sets: Record<(typeof SETS)[number], Judged[]> = {
     'old set': load('search-eval.json'),
