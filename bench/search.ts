@@ -4,7 +4,7 @@
  * Creates a scratch database on the PostgreSQL server of DATABASE_URL (dropped at the end), loads the real catalogue
  * and the embedded engine's word vectors, boots the real API in process on a free port (no worker, no hosted model)
  * twice, with the embedded semantic engine on and off, side by side, and sends every judged query to each in turn (data/search-eval.json and
- * data/search-eval-learners.json, data/search-eval-fresh.json: keywords, typos, filters, organisations and natural questions) one after another,
+ * data/search-eval-learners.json, data/search-eval-fresh.json, data/search-eval-fresh3.json: keywords, typos, filters, organisations and natural questions) one after another,
  * N rounds after a warm-up round. Then grows the catalogue to 20,000 courses (copies of the real ones with varied
  * titles, topics included, indexed by the same triggers) and measures again. Prints p50/p95/p99 of the HTTP round
  * trip (POST /api/search, limit 10) and the time from creating the app to the engine's first index.
@@ -23,7 +23,7 @@ import { createScratchCatalogue } from '../src/search/eval/scratch-catalogue';
 const SYNTHETIC_SIZE = 20_000;
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 5;
 const load = (file: string): string[] => JSON.parse(readFileSync(join(__dirname, '..', 'data', file), 'utf8')).queries.map((q: { query: string }) => q.query);
-const queries = [...load('search-eval.json'), ...load('search-eval-learners.json'), ...load('search-eval-fresh.json')];
+const queries = [...load('search-eval.json'), ...load('search-eval-learners.json'), ...load('search-eval-fresh.json'), ...load('search-eval-fresh3.json')];
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const stats = (xs: number[]) => {

@@ -74,6 +74,39 @@ describe('query expansion into the catalogue vocabulary, ranked by BM25F', () =>
   });
 });
 
+describe('term feedback (RM3) from the first pass', () => {
+  // "firewall" is far from "hackers" in the vectors: only feedback from the course that says both can reach course 4.
+  const more: Record<string, WordVector> = { ...WORDS, firewall: { v: unit(5), rank: 25_000 }, routers: { v: unit(6), rank: 26_000 } };
+  const courses = [...COURSES, course(4, 'Firewall setup', 'Routers and firewall rules.'), course(5, 'Cybersecurity', 'Firewall routers.')];
+  const index = ExpandedBm25.build(courses, (w) => more[w], new Set());
+  const loose = { ...EXPANSION, floor: 0.5 };
+
+  it('takes the heaviest words of the best courses, weighted by their scores, summing to 1', () => {
+    const first = index.score([{ word: 'hackers', vector: more.hackers }], loose);
+    const terms = index.feedbackTerms(first, [0, 4], 10);
+    const words = terms.map((t) => index.wordAt(t.at));
+    expect(words).toEqual(expect.arrayContaining(['cybersecurity', 'firewall', 'routers', 'basics']));
+    expect(words).not.toContain('pottery');
+    expect(terms.reduce((a, t) => a + t.weight, 0)).toBeCloseTo(1, 5);
+    // Weights are sorted, best first, and capped at the count asked for.
+    expect(terms.map((t) => t.weight)).toEqual([...terms.map((t) => t.weight)].sort((a, b) => b - a));
+    expect(index.feedbackTerms(first, [0, 4], 2)).toHaveLength(2);
+  });
+
+  it('lifts a course that shares the feedback words but none of the query words', () => {
+    const first = index.score([{ word: 'hackers', vector: more.hackers }], loose);
+    expect(first[3]).toBe(0);
+    const fed = index.scoreTerms(index.feedbackTerms(first, [0, 4], 10));
+    expect(fed[3]).toBeGreaterThan(0); // Firewall setup
+    expect(fed[1]).toBe(0); // Pottery with clay
+  });
+
+  it('courses with no first-pass score give no words', () => {
+    expect(index.feedbackTerms(new Float32Array(courses.length), [0, 1], 10)).toEqual([]);
+    expect(ExpandedBm25.empty().feedbackTerms(new Float32Array(), [], 10)).toEqual([]);
+  });
+});
+
 describe('course and query vectors', () => {
   const index = CourseVectorIndex.build(COURSES, lookup);
 

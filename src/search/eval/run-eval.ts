@@ -3,7 +3,8 @@
  *
  * Creates a scratch database on the PostgreSQL server of DATABASE_URL (or SEARCH_EVAL_DATABASE_URL), migrates it,
  * loads the real catalogue (data/*.csv) and the embedded engine's word vectors, and runs the judged queries of
- * data/search-eval.json (the old set) and data/search-eval-learners.json (its tuning and held-out halves) through a
+ * data/search-eval.json (the old set), data/search-eval-learners.json (its tuning and held-out halves) and the later
+ * held-out sets data/search-eval-fresh.json (held-out 2) and data/search-eval-fresh3.json (held-out 3) through a
  * plain BM25 baseline (wink-bm25-text-search) over the same courses, our lexical ranking alone, and ours (lexical fused
  * with the embedded semantic engine; with SEARCH_EMBEDDINGS_URL set, with the hosted model too). Prints one table of
  * nDCG@10 per kind of query and set, then drops the database.
@@ -19,7 +20,8 @@ import { embedPendingCourses } from '../embedding-indexer';
 import { SearchEngine } from '../search-engine';
 import { FUSION } from '../rank-fusion';
 import { SearchLexicon } from '../search-lexicon';
-import { EmbeddedSemantic, preparingSql } from '../semantic/embedded-semantic';
+import { BLEND, EmbeddedSemantic, preparingSql } from '../semantic/embedded-semantic';
+import { EXPANSION } from '../semantic/expanded-bm25';
 import { SemanticSearch } from '../semantic-search';
 import { buildBm25Baseline } from './bm25-baseline';
 import { mean, scoreRanking } from './metrics';
@@ -29,13 +31,13 @@ interface Judged {
   query: string;
   relevant: string[];
   kind: string;
-  split?: 'tuning' | 'held-out' | 'held-out 2';
+  split?: 'tuning' | 'held-out' | 'held-out 2' | 'held-out 3';
 }
 
 type Ranker = (query: string) => Promise<string[]>;
 
 const KINDS = ['natural', 'paraphrase', 'keyword', 'typo', 'filter', 'organisation'];
-const SETS = ['old set', 'tuning half', 'held-out half', 'held-out 2'] as const;
+const SETS = ['old set', 'tuning half', 'held-out half', 'held-out 2', 'held-out 3'] as const;
 
 function load(file: string): Judged[] {
   return (JSON.parse(readFileSync(join(projectRoot(), 'data', file), 'utf8')) as { queries: Judged[] }).queries;
@@ -48,12 +50,16 @@ async function main(): Promise<void> {
   const tuningOnly = process.argv.includes('--tuning');
   // SEARCH_EVAL_FUSION='{"lexicalWeak":0.3}': try other fusion weights (with --tuning only: never chosen on held-out sets).
   if (process.env.SEARCH_EVAL_FUSION) Object.assign(FUSION, JSON.parse(process.env.SEARCH_EVAL_FUSION));
+  // SEARCH_EVAL_BLEND / SEARCH_EVAL_EXPANSION: the same for the embedded engine's constants (BLEND, EXPANSION).
+  if (process.env.SEARCH_EVAL_BLEND) Object.assign(BLEND, JSON.parse(process.env.SEARCH_EVAL_BLEND));
+  if (process.env.SEARCH_EVAL_EXPANSION) Object.assign(EXPANSION, JSON.parse(process.env.SEARCH_EVAL_EXPANSION));
   const reuse = process.argv.includes('--reuse') ? process.argv[process.argv.indexOf('--reuse') + 1] : undefined;
   const sets: Record<(typeof SETS)[number], Judged[]> = {
     'old set': load('search-eval.json'),
     'tuning half': load('search-eval-learners.json').filter((q) => q.split === 'tuning'),
     'held-out half': load('search-eval-learners.json').filter((q) => q.split === 'held-out'),
     'held-out 2': load('search-eval-fresh.json'),
+    'held-out 3': load('search-eval-fresh3.json'),
   };
   const scratch = reuse ? await reuseCatalogue(reuse) : await createScratchCatalogue('search_eval');
   if (process.argv.includes('--keep')) {
@@ -120,7 +126,7 @@ async function main(): Promise<void> {
     const ratio = (set: string) => (natural(set, names[2]) / natural(set, 'BM25')).toFixed(2);
     if (!tuningOnly)
       process.stdout.write(
-        `\nHeld-out natural questions: ours / BM25 = ${ratio('held-out half')} (held-out half), ${ratio('held-out 2')} (held-out 2) (target ≥ 1.5)\n`,
+        `\nHeld-out natural questions: ours / BM25 = ${ratio('held-out half')} (held-out half), ${ratio('held-out 2')} (held-out 2), ${ratio('held-out 3')} (held-out 3) (target ≥ 1.5)\n`,
       );
     embedded.stop();
   } finally {

@@ -36,6 +36,12 @@ export interface Expansion {
   sim: number;
 }
 
+/** A catalogue word (by position in the vocabulary) and its weight in an expanded query. */
+export interface WeightedTerm {
+  at: number;
+  weight: number;
+}
+
 /**
  * Query expansion into the catalogue's vocabulary by word vectors, ranked by BM25F: each query word stands for its
  * nearest catalogue words ("procrastinate" → procrastination, deadlines; "jabs" → vaccines, vaccination), each
@@ -54,10 +60,15 @@ export class ExpandedBm25 {
     private readonly postingsCourse: Int32Array[],
     private readonly postingsWeight: Float32Array[],
     readonly ids: Int32Array,
+    // The same weights by course (compressed rows: course c's words are docTerms[docStart[c] .. docStart[c + 1]]), for
+    // term feedback from a few courses without scanning every posting.
+    private readonly docStart: Int32Array,
+    private readonly docTerms: Int32Array,
+    private readonly docWeights: Float32Array,
   ) {}
 
   static empty(): ExpandedBm25 {
-    return new ExpandedBm25([], new Map(), new Float32Array(), [], [], new Int32Array());
+    return new ExpandedBm25([], new Map(), new Float32Array(), [], [], new Int32Array(), new Int32Array(1), new Int32Array(), new Float32Array());
   }
 
   static build(courses: CourseText[], lookup: WordLookup, stopwords: Set<string>): ExpandedBm25 {
@@ -102,16 +113,35 @@ export class ExpandedBm25 {
     const matrix = new Float32Array(vocabulary.length * DIMENSIONS);
     vectors.forEach((wv, i) => matrix.set(wv.v, i * DIMENSIONS));
     const k1 = BM25F.k1;
+    const postingsCourse = postingCourses.map((p) => Int32Array.from(p));
+    const postingsWeight = postingTf.map((p) => {
+      const idf = Math.log(1 + (n - p.length + 0.5) / (p.length + 0.5));
+      return Float32Array.from(p, (x) => (idf * x) / (k1 + x));
+    });
+    // Transpose the postings into rows by course (counting sort: two passes over the postings).
+    const docStart = new Int32Array(n + 1);
+    for (const p of postingsCourse) for (let k = 0; k < p.length; k++) docStart[p[k] + 1]++;
+    for (let c = 0; c < n; c++) docStart[c + 1] += docStart[c];
+    const fill = docStart.slice(0, n);
+    const docTerms = new Int32Array(docStart[n]);
+    const docWeights = new Float32Array(docStart[n]);
+    postingsCourse.forEach((p, at) => {
+      for (let k = 0; k < p.length; k++) {
+        const slot = fill[p[k]]++;
+        docTerms[slot] = at;
+        docWeights[slot] = postingsWeight[at][k];
+      }
+    });
     return new ExpandedBm25(
       vocabulary,
       position,
       matrix,
-      postingCourses.map((p) => Int32Array.from(p)),
-      postingTf.map((p) => {
-        const idf = Math.log(1 + (n - p.length + 0.5) / (p.length + 0.5));
-        return Float32Array.from(p, (x) => (idf * x) / (k1 + x));
-      }),
+      postingsCourse,
+      postingsWeight,
       Int32Array.from(courses, (c) => c.id),
+      docStart,
+      docTerms,
+      docWeights,
     );
   }
 
@@ -159,6 +189,50 @@ export class ExpandedBm25 {
       .slice(0, own === undefined ? options.neighbours : options.neighbours - 1);
     if (own !== undefined) hit.unshift({ at: own, sim: 1 });
     return hit.filter((f) => this.postingsCourse[f.at].length <= maxPostings);
+  }
+
+  /**
+   * Term feedback (RM3, Lavrenko and Croft; Abdul-Jaleel et al.): the words that weigh most in the courses at
+   * `positions` (the first pass's best), each course counting by its first-pass score and each word by its share of
+   * the course's BM25F weight (which already favours rare words). The best `count`, weights summing to 1; words used by
+   * more than MAX_EXPANSION_SHARE of the courses are left out, as for expansions.
+   */
+  feedbackTerms(scores: Float32Array, positions: number[], count: number): WeightedTerm[] {
+    const maxPostings = Math.max(ALWAYS_EXPANDED_POSTINGS, MAX_EXPANSION_SHARE * this.ids.length);
+    const mass = new Map<number, number>();
+    for (const c of positions) {
+      let sum = 0;
+      for (let k = this.docStart[c]; k < this.docStart[c + 1]; k++) sum += this.docWeights[k];
+      if (!sum || !(scores[c] > 0)) continue;
+      const share = scores[c] / sum;
+      for (let k = this.docStart[c]; k < this.docStart[c + 1]; k++) {
+        const at = this.docTerms[k];
+        if (this.postingsCourse[at].length > maxPostings) continue;
+        mass.set(at, (mass.get(at) ?? 0) + share * this.docWeights[k]);
+      }
+    }
+    const best = [...mass]
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .slice(0, count)
+      .map(([at, weight]) => ({ at, weight }));
+    const total = best.reduce((a, t) => a + t.weight, 0);
+    return total ? best.map((t) => ({ at: t.at, weight: t.weight / total })) : [];
+  }
+
+  /** The catalogue word at a vocabulary position (for tests and logs). */
+  wordAt(at: number): string {
+    return this.vocabulary[at];
+  }
+
+  /** Each course's BM25F score for weighted catalogue words (by position in `ids`). */
+  scoreTerms(terms: WeightedTerm[]): Float32Array {
+    const total = new Float32Array(this.ids.length);
+    for (const { at, weight } of terms) {
+      const courses = this.postingsCourse[at];
+      const weights = this.postingsWeight[at];
+      for (let k = 0; k < courses.length; k++) total[courses[k]] += weight * weights[k];
+    }
+    return total;
   }
 
   /** Each course's score for the query words (by position in `ids`); all zeros when nothing matched. */
