@@ -1,15 +1,10 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { sql } from '../common/database';
 import { LruCache } from '../common/lru-cache';
 import { RedisService } from '../redis/redis.service';
 import type { Mode } from '../common/scope';
 import type { PlanTerms } from '../plans/plan';
 import type { KeyRole } from './api-key.entity';
-
-/** partners.status, as the key lookup reads it (partners depends on this module, so the type cannot come from there). */
-type PartnerStatus = 'active' | 'suspended';
+import { ApiKeysRepository, PartnerStatus } from './api-keys.repository';
 
 export interface KeyRecord {
   keyId: string;
@@ -21,25 +16,6 @@ export interface KeyRecord {
   role: KeyRole;
   revoked: boolean;
   plan: PlanTerms;
-}
-
-/** One row of the lookup in load(): a key with its partner and plan. */
-interface KeyRow {
-  id: string;
-  partner_id: number;
-  mode: Mode;
-  role: KeyRole;
-  revoked_at: Date | null;
-  name: string;
-  status: PartnerStatus;
-  allowed_origins: string[];
-  code: PlanTerms['code'];
-  plan_name: string;
-  monthly_quota: number | null;
-  rate_limit_per_second: number;
-  webhook_event_types: number | null;
-  webinar_rooms: number | null;
-  features: PlanTerms['features'];
 }
 
 const TTL_MS = 3000;
@@ -65,7 +41,7 @@ export class KeyStore implements OnModuleInit {
   private readonly lastUsedWritten = new Map<string, number>();
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repo: ApiKeysRepository,
     private readonly redis: RedisService,
   ) {}
 
@@ -99,18 +75,11 @@ export class KeyStore implements OnModuleInit {
     const now = Date.now();
     if ((this.lastUsedWritten.get(keyId) ?? 0) + LAST_USED_EVERY_MS > now) return;
     this.lastUsedWritten.set(keyId, now);
-    this.dataSource.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [keyId]).catch(() => this.lastUsedWritten.delete(keyId));
+    this.repo.touch(keyId).catch(() => this.lastUsedWritten.delete(keyId));
   }
 
   private async load(hash: string): Promise<KeyRecord | null> {
-    const [r] = await sql<KeyRow>(
-      this.dataSource,
-      `SELECT k.id, k.partner_id, k.mode, k.role, k.revoked_at, p.name, p.status, p.allowed_origins,
-              pl.code, pl.name AS plan_name, pl.monthly_quota, pl.rate_limit_per_second, pl.webhook_event_types, pl.webinar_rooms, pl.features
-         FROM api_keys k JOIN partners p ON p.id = k.partner_id JOIN plans pl ON pl.code = p.plan_code
-        WHERE k.key_hash = $1`,
-      [hash],
-    );
+    const r = await this.repo.lookup(hash);
     if (!r) return null;
     return {
       keyId: r.id,

@@ -4,37 +4,35 @@ import type { RedisService } from '../../src/redis/redis.service';
 
 /**
  * Finding 8: forged keys each cost a database lookup, and the key cache was cleared entirely at 10,000 entries,
- * so a flood of forged keys also pushed valid keys out. Collaborators are stubbed: this is about the cache alone.
+ * so a flood of forged keys also pushed valid keys out. Collaborators (the repository, Redis) are stubbed: this is about the cache alone.
  */
 function storeWith(validHash: string) {
   const lookups: string[] = [];
-  const dataSource = {
-    query: async (_sql: string, [hash]: [string]) => {
+  const repo = {
+    lookup: async (hash: string) => {
       lookups.push(hash);
-      if (hash !== validHash) return [];
-      return [
-        {
-          id: 'key_1',
-          partner_id: 1,
-          mode: 'test',
-          role: 'partner',
-          revoked_at: null,
-          name: 'P',
-          status: 'active',
-          allowed_origins: [],
-          code: 'growth',
-          plan_name: 'Growth',
-          monthly_quota: 50000,
-          rate_limit_per_second: 50,
-          webhook_event_types: null,
-          webinar_rooms: 5,
-          features: [],
-        },
-      ];
+      if (hash !== validHash) return null;
+      return {
+        id: 'key_1',
+        partner_id: 1,
+        mode: 'test',
+        role: 'partner',
+        revoked_at: null,
+        name: 'P',
+        status: 'active',
+        allowed_origins: [],
+        code: 'growth',
+        plan_name: 'Growth',
+        monthly_quota: 50000,
+        rate_limit_per_second: 50,
+        webhook_event_types: null,
+        webinar_rooms: 5,
+        features: [],
+      };
     },
   };
   const redis = { subscribe: () => undefined, publish: async () => undefined } as unknown as RedisService;
-  return { store: new KeyStore(dataSource as never, redis), lookups };
+  return { store: new KeyStore(repo as never, redis), lookups };
 }
 
 describe('KeyStore', () => {
@@ -69,31 +67,29 @@ describe('KeyStore', () => {
   it('evicts the least recently used valid key when full, not every key', async () => {
     const hashes = Array.from({ length: 10_001 }, () => generateApiKey('test').hash);
     const lookups: string[] = [];
-    const dataSource = {
-      query: async (_sql: string, [hash]: [string]) => {
+    const repo = {
+      lookup: async (hash: string) => {
         lookups.push(hash);
-        return [
-          {
-            id: hash,
-            partner_id: 1,
-            mode: 'test',
-            role: 'partner',
-            revoked_at: null,
-            name: 'P',
-            status: 'active',
-            allowed_origins: [],
-            code: 'growth',
-            plan_name: 'Growth',
-            monthly_quota: 1,
-            rate_limit_per_second: 1,
-            webhook_event_types: null,
-            webinar_rooms: 1,
-            features: [],
-          },
-        ];
+        return {
+          id: hash,
+          partner_id: 1,
+          mode: 'test',
+          role: 'partner',
+          revoked_at: null,
+          name: 'P',
+          status: 'active',
+          allowed_origins: [],
+          code: 'growth',
+          plan_name: 'Growth',
+          monthly_quota: 1,
+          rate_limit_per_second: 1,
+          webhook_event_types: null,
+          webinar_rooms: 1,
+          features: [],
+        };
       },
     };
-    const store = new KeyStore(dataSource as never, { subscribe: () => undefined } as unknown as RedisService);
+    const store = new KeyStore(repo as never, { subscribe: () => undefined } as unknown as RedisService);
     for (const h of hashes.slice(0, 10_000)) await store.find(h);
     await store.find(hashes[0]); // recently used again: hashes[1] is now the least recently used
     await store.find(hashes[10_000]);
