@@ -1,10 +1,8 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { sql } from '../common/database';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { RedisService } from '../redis/redis.service';
+import { PartnersRepository } from './partners.repository';
 
 const CHANNEL = 'cors.changed';
 const REFRESH_MS = 5000;
@@ -21,7 +19,7 @@ export class CorsOrigins implements OnModuleInit {
   readonly own: string;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repo: PartnersRepository,
     private readonly redis: RedisService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
@@ -46,10 +44,10 @@ export class CorsOrigins implements OnModuleInit {
   }
 
   private refresh(): Promise<void> {
-    // origin: text (an element of allowed_origins text[])
-    this.loading ??= sql<{ origin: string }>(this.dataSource, `SELECT DISTINCT unnest(allowed_origins) AS origin FROM partners WHERE status = 'active'`)
-      .then((rows) => {
-        this.origins = new Set(rows.map((r) => r.origin));
+    this.loading ??= this.repo
+      .activeOrigins()
+      .then((origins) => {
+        this.origins = new Set(origins);
         this.loadedAt = Date.now();
       })
       .finally(() => {

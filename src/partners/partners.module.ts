@@ -1,3 +1,4 @@
+import { PartnersRepository } from './partners.repository';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
@@ -12,7 +13,7 @@ import { ProductionAccessService } from './production-access.service';
 @Module({
   imports: [TypeOrmModule.forFeature([Partner, ProductionAccessRequest]), ApiKeysModule],
   controllers: [PartnersController, AdminPartnersController],
-  providers: [PartnersService, ProductionAccessService, CorsOrigins],
+  providers: [PartnersRepository, PartnersService, ProductionAccessService, CorsOrigins],
   exports: [PartnersService, CorsOrigins],
 })
 export class PartnersModule {}

@@ -1,11 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { KeyStore } from '../api-keys/key-store';
 import { KeysService } from '../api-keys/keys.service';
 import { AuthContext } from '../auth/auth-context';
 import { monthOf, UsageLimiter } from '../auth/usage-limiter';
-import { sql } from '../common/database';
 import { DomainError } from '../common/errors';
 import type { Mode } from '../common/scope';
 import type { PlanCode } from '../plans/plan';
@@ -13,13 +10,14 @@ import { CorsOrigins } from './cors-origins';
 import { UpdatePartnerDto } from './dto/partner.dto';
 import { Partner } from './partner.entity';
 import { toAdminPartnerView, toPartnerView, toPlanView } from './partner.mapper';
+import { PartnersRepository } from './partners.repository';
 
 const OPERATOR = { name: 'Platform operators', email: 'operators@platform.invalid' };
 
 @Injectable()
 export class PartnersService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repo: PartnersRepository,
     private readonly keys: KeysService,
     private readonly keyStore: KeyStore,
     private readonly usage: UsageLimiter,
@@ -33,17 +31,8 @@ export class PartnersService {
 
   /** Creates a partner and its first key in one transaction (registration and the CLI). */
   async create(input: { name: string; email: string; website?: string; plan: PlanCode; mode: Mode }) {
-    return this.dataSource.transaction(async (em) => {
-      const partner = await em.save(
-        em.create(Partner, {
-          name: input.name,
-          email: input.email,
-          website: input.website ?? null,
-          planCode: input.plan,
-          status: 'active',
-          allowedOrigins: [],
-        }),
-      );
+    return this.repo.transaction(async (em) => {
+      const partner = await this.repo.insert(em, { name: input.name, email: input.email, website: input.website ?? null, planCode: input.plan });
       return { partner: toPartnerView(partner), api_key: await this.keys.issue(em, partner.id, input.mode) };
     });
   }
@@ -66,7 +55,7 @@ export class PartnersService {
   async get(partnerId: number): Promise<Partner> {
     // An id past the int column's range is no partner (PostgreSQL would reject it with 22003).
     if (!Number.isInteger(partnerId) || partnerId < 1 || partnerId > 2_147_483_647) throw new DomainError('partner_not_found');
-    const partner = await this.dataSource.getRepository(Partner).findOneBy({ id: partnerId });
+    const partner = await this.repo.find(partnerId);
     if (!partner) throw new DomainError('partner_not_found');
     return partner;
   }
@@ -78,25 +67,19 @@ export class PartnersService {
 
   async update(partnerId: number, dto: UpdatePartnerDto) {
     const partner = await this.get(partnerId);
-    if (dto.plan !== undefined) partner.planCode = dto.plan;
-    if (dto.status !== undefined) partner.status = dto.status;
-    if (dto.allowed_origins !== undefined) partner.allowedOrigins = [...new Set(dto.allowed_origins)];
-    await this.dataSource.getRepository(Partner).save(partner);
+    await this.repo.update(partnerId, {
+      planCode: dto.plan ?? partner.planCode,
+      status: dto.status ?? partner.status,
+      allowedOrigins: dto.allowed_origins === undefined ? partner.allowedOrigins : [...new Set(dto.allowed_origins)],
+    });
     // Plan, status and origins are read through the key cache: every instance drops it now.
     await Promise.all([this.keyStore.invalidate(), this.cors.invalidate()]);
     return this.adminView(partnerId);
   }
 
   /** The operators' own account, which admin keys belong to; created the first time it is needed. */
-  async operatorPartnerId(): Promise<number> {
-    await this.dataSource.query(
-      `INSERT INTO partners (name, email, plan_code, status, is_operator) VALUES ($1, $2, 'enterprise', 'active', true)
-       ON CONFLICT (is_operator) WHERE is_operator DO NOTHING`,
-      [OPERATOR.name, OPERATOR.email],
-    );
-    // id: serial (int)
-    const [row] = await sql<{ id: number }>(this.dataSource, 'SELECT id FROM partners WHERE is_operator');
-    return row.id;
+  operatorPartnerId(): Promise<number> {
+    return this.repo.operatorId(OPERATOR);
   }
 
   async createAdminKey(name: string, mode: Mode = 'live') {
