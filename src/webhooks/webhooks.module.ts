@@ -10,13 +10,14 @@ import { WebhookFanOut } from './webhook-fan-out.service';
 import { WebhookQueue } from './webhook-queue';
 import { WebhookSubscription } from './webhook-subscription.entity';
 import { WebhooksController } from './webhooks.controller';
+import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 
 /** Subscriptions, the delivery log, and the after-commit fan-out (the producer side of the delivery queue). */
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookSubscription, WebhookDelivery, WebhookAttempt])],
   controllers: [WebhooksController, WebhookDeliveriesController],
-  providers: [WebhooksService, WebhookDeliveriesService, SecretBox, WebhookQueue, WebhookFanOut, WebhookEventsListener],
+  providers: [WebhooksRepository, WebhooksService, WebhookDeliveriesService, SecretBox, WebhookQueue, WebhookFanOut, WebhookEventsListener],
   exports: [WebhookFanOut, WebhookQueue, SecretBox],
 })
 export class WebhooksModule {}

@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import type { AuthContext } from '../auth/auth-context';
 import { DomainError, validationFailed } from '../common/errors';
 import { newId } from '../common/ids';
 import { offsetOf, pageOf } from '../common/pagination';
-import { Mode, Scope, scoped } from '../common/scope';
+import { Mode, Scope } from '../common/scope';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import type { PublicEventType } from '../events/event-map';
@@ -14,7 +13,8 @@ import { CreateWebhookDto, ListWebhooksQuery, RotateSecretDto, UpdateWebhookDto 
 import { SecretBox } from './secret-box';
 import { ForbiddenTargetError, isAllowedWebhookPort, resolveSafely } from './ssrf-guard';
 import { toWebhookView } from './webhook.mapper';
-import { WebhookSubscription } from './webhook-subscription.entity';
+import type { WebhookSubscription } from './webhook-subscription.entity';
+import { WebhooksRepository } from './webhooks.repository';
 
 const DEFAULT_PREVIOUS_SECRET_SECONDS = 86_400;
 
@@ -24,7 +24,7 @@ export class WebhooksService {
   constructor(
     private readonly runner: TransactionRunner,
     private readonly secrets: SecretBox,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repo: WebhooksRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -33,7 +33,7 @@ export class WebhooksService {
     const saved = await this.runner.run(async (tx) => {
       await this.lockScope(tx, auth.scope);
       await this.checkEventTypeLimit(tx, auth, dto.events);
-      const sub = tx.scoped(auth.scope).create(WebhookSubscription, {
+      return this.repo.insertSubscription(tx.em, auth.scope, {
         id: newId('whk'),
         url: dto.url,
         events: dto.events,
@@ -41,25 +41,18 @@ export class WebhooksService {
         status: 'active',
         disabledReason: null,
       });
-      return tx.em.save(sub);
     });
     const { id, url, events, status, created_at } = toWebhookView(saved);
     return { id, url, events, status, created_at };
   }
 
   async list(scope: Scope, query: ListWebhooksQuery) {
-    const [items, total] = await scoped(this.dataSource.manager, scope)
-      .query(WebhookSubscription, 's')
-      .orderBy('s.created_at', 'DESC')
-      .addOrderBy('s.id', 'DESC')
-      .skip(offsetOf(query))
-      .take(query.limit)
-      .getManyAndCount();
+    const [items, total] = await this.repo.pageSubscriptions(scope, offsetOf(query), query.limit);
     return pageOf('webhooks', items.map(toWebhookView), total, query);
   }
 
   async get(scope: Scope, id: string) {
-    return toWebhookView(await this.find(this.dataSource.manager, scope, id));
+    return toWebhookView(await this.find(scope, id));
   }
 
   async update(auth: AuthContext, id: string, dto: UpdateWebhookDto) {
@@ -69,7 +62,7 @@ export class WebhooksService {
     if (dto.url !== undefined) await this.checkUrl(dto.url, auth.mode);
     const saved = await this.runner.run(async (tx) => {
       await this.lockScope(tx, auth.scope);
-      const sub = await this.find(tx.em, auth.scope, id);
+      const sub = await this.find(auth.scope, id, tx.em);
       const status = dto.status ?? sub.status;
       const events = dto.events ?? sub.events;
       if (status === 'active') await this.checkEventTypeLimit(tx, auth, events, sub.id);
@@ -87,7 +80,7 @@ export class WebhooksService {
       }
       sub.events = events;
       sub.status = status;
-      return tx.em.save(sub);
+      return this.repo.saveSubscription(tx.em, sub);
     });
     return toWebhookView(saved);
   }
@@ -101,42 +94,38 @@ export class WebhooksService {
     const overlapSeconds = dto.previous_secret_expires_in ?? DEFAULT_PREVIOUS_SECRET_SECONDS;
     const saved = await this.runner.run(async (tx) => {
       await this.lockScope(tx, scope);
-      const sub = await this.find(tx.em, scope, id);
+      const sub = await this.find(scope, id, tx.em);
       sub.secretPreviousEncrypted = overlapSeconds > 0 ? sub.secretEncrypted : null;
       sub.previousSecretExpiresAt = overlapSeconds > 0 ? new Date(Date.now() + overlapSeconds * 1000) : null;
       sub.secretEncrypted = this.secrets.seal(dto.secret);
-      return tx.em.save(sub);
+      return this.repo.saveSubscription(tx.em, sub);
     });
     return toWebhookView(saved);
   }
 
   /** Deletes the subscription with its delivery log; queued jobs find no delivery and end. */
   async remove(scope: Scope, id: string) {
-    const sub = await this.find(this.dataSource.manager, scope, id);
-    await this.dataSource.query(`DELETE FROM webhook_subscriptions WHERE id = $1 AND partner_id = $2 AND mode = $3`, [sub.id, scope.partnerId, scope.mode]);
+    const sub = await this.find(scope, id);
+    await this.repo.deleteSubscription(scope, sub.id);
     return { id: sub.id, deleted: true };
   }
 
-  async find(em: DataSource['manager'], scope: Scope, id: string): Promise<WebhookSubscription> {
-    const sub = /^whk_[0-9A-Za-z]{1,36}$/.test(id) ? await scoped(em, scope).findOne(WebhookSubscription, { id }) : null;
+  /** The scope's subscription, read through `em` when given (a transaction's); 404 webhook_not_found otherwise. */
+  async find(scope: Scope, id: string, em?: EntityManager): Promise<WebhookSubscription> {
+    const sub = /^whk_[0-9A-Za-z]{1,36}$/.test(id) ? await this.repo.findSubscription(scope, id, em) : null;
     if (!sub) throw new DomainError('webhook_not_found');
     return sub;
   }
 
   /** Serialises subscription changes per partner and mode, so two parallel requests cannot both pass the plan limit. */
   private async lockScope(tx: Tx, scope: Scope): Promise<void> {
-    await tx.em.query(`SELECT pg_advisory_xact_lock(hashtext('webhook_subscriptions'), hashtext($1))`, [`${scope.partnerId}:${scope.mode}`]);
+    await this.repo.lockSubscriptionsOf(tx.em, scope);
   }
 
   private async checkEventTypeLimit(tx: Tx, auth: AuthContext, events: PublicEventType[], exceptId?: string): Promise<void> {
     const limit = auth.plan.webhookEventTypes;
     if (limit === null) return;
-    const rows: Array<{ type: string }> = await tx.em.query(
-      `SELECT DISTINCT unnest(events) AS type FROM webhook_subscriptions
-        WHERE partner_id = $1 AND mode = $2 AND status = 'active' AND ($3::varchar IS NULL OR id <> $3)`,
-      [auth.scope.partnerId, auth.scope.mode, exceptId ?? null],
-    );
-    const types = new Set([...rows.map((r) => r.type), ...events]);
+    const types = new Set([...(await this.repo.activeEventTypes(tx.em, auth.scope, exceptId)), ...events]);
     if (types.size > limit) {
       throw new DomainError(
         'plan_limit_exceeded',

@@ -2,11 +2,16 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/c
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Batcher } from '../../common/batcher';
+import { affected, sql } from '../../common/database';
 import { errorMessage } from '../../common/error-message';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { SendResult } from './webhook-sender';
 
+/**
+ * id, body, event_type, status, subscription_id, subscription_status: varchar or text; attempts, retry_base: int;
+ * next_attempt_at: timestamptz or null; url: varchar; secret_encrypted, secret_previous_encrypted: text (sealed).
+ */
 export interface DeliveryRow {
   id: string;
   body: string;
@@ -32,14 +37,21 @@ export interface AttemptRecord {
   nextAttemptAt: Date | null;
 }
 
+/** A pending delivery past its due time (next_attempt_at, or created_at when never attempted): id varchar, due timestamptz. */
+export interface DueDelivery {
+  id: string;
+  due: Date;
+}
+
 const RETRY_MS = 1000;
 /** Successes waiting for PostgreSQL; past this the oldest are dropped (their deliveries are sent again: at-least-once). */
 const MAX_UNRECORDED = 50_000;
 
 /**
- * The delivery worker's PostgreSQL side. Concurrent jobs' reads and attempt records go out in batches
- * (common/batcher.ts), one statement for all the jobs that reached that step together. A 2xx whose record failed
- * (PostgreSQL away) is kept and written once the database is back, so the delivery is not sent again needlessly.
+ * The delivery worker's PostgreSQL side, its one repository: every statement of webhooks/worker (the job's and the
+ * sweep's) lives here. Concurrent jobs' reads and attempt records go out in batches (common/batcher.ts), one
+ * statement for all the jobs that reached that step together. A 2xx whose record failed (PostgreSQL away) is kept and
+ * written once the database is back, so the delivery is not sent again needlessly.
  */
 @Injectable()
 export class DeliveryStore implements BeforeApplicationShutdown {
@@ -75,7 +87,7 @@ export class DeliveryStore implements BeforeApplicationShutdown {
   }
 
   async disableSubscription(subscriptionId: string, reason: string): Promise<void> {
-    await this.dataSource.query(`UPDATE webhook_subscriptions SET status = 'disabled', disabled_reason = $2, updated_at = now() WHERE id = $1`, [
+    await affected(this.dataSource, `UPDATE webhook_subscriptions SET status = 'disabled', disabled_reason = $2, updated_at = now() WHERE id = $1`, [
       subscriptionId,
       reason,
     ]);
@@ -83,7 +95,24 @@ export class DeliveryStore implements BeforeApplicationShutdown {
 
   /** A delivery that came due while its subscription is disabled: not sent, kept for `recover` (contract section 15). */
   async settleSkipped(deliveryId: string): Promise<void> {
-    await this.dataSource.query(`UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL WHERE id = $1 AND status = 'pending'`, [deliveryId]);
+    await affected(this.dataSource, `UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL WHERE id = $1 AND status = 'pending'`, [
+      deliveryId,
+    ]);
+  }
+
+  /**
+   * One page of the delivery sweep: pending deliveries due more than `graceMs` ago, in (due, id) order, after the
+   * last row of the previous page (keyset pagination; null for the first page).
+   */
+  duePage(graceMs: number, after: DueDelivery | null, limit: number): Promise<DueDelivery[]> {
+    return sql<DueDelivery>(
+      this.dataSource,
+      `SELECT id, coalesce(next_attempt_at, created_at) AS due FROM webhook_deliveries
+          WHERE status = 'pending' AND coalesce(next_attempt_at, created_at) < now() - make_interval(secs => $1::double precision / 1000)
+            AND ($2::timestamptz IS NULL OR (coalesce(next_attempt_at, created_at), id) > ($2::timestamptz, $3::varchar))
+          ORDER BY coalesce(next_attempt_at, created_at), id LIMIT ${limit}`,
+      [graceMs, after?.due ?? null, after?.id ?? null],
+    );
   }
 
   /** On shutdown, while the pool is open: one last try for the successes still unrecorded. */
@@ -106,7 +135,8 @@ export class DeliveryStore implements BeforeApplicationShutdown {
   }
 
   private async loadMany(ids: string[]): Promise<Array<DeliveryRow | undefined>> {
-    const rows: DeliveryRow[] = await this.dataSource.query(
+    const rows = await sql<DeliveryRow>(
+      this.dataSource,
       `SELECT d.id, d.body, d.event_type, d.status, d.attempts, d.retry_base, d.next_attempt_at, d.subscription_id,
               s.url, s.secret_encrypted, s.status AS subscription_status,
               CASE WHEN s.previous_secret_expires_at > now() THEN s.secret_previous_encrypted END AS secret_previous_encrypted
@@ -129,7 +159,9 @@ export class DeliveryStore implements BeforeApplicationShutdown {
    */
   private async recordMany(records: AttemptRecord[]): Promise<void[]> {
     if (!records.length) return [];
-    await this.dataSource.query(
+    // An INSERT at the top: the driver answers its (empty) rows.
+    await sql(
+      this.dataSource,
       `WITH v AS (
          SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::int[], $4::text[], $5::timestamptz[], $6::int[], $7::text[], $8::timestamptz[])
            AS v(id, status, status_code, error, next_attempt_at, duration_ms, response_body, attempted_at)),

@@ -1,10 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { errorMessage } from '../../common/error-message';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { WebhookQueue } from '../webhook-queue';
+import { DeliveryStore, DueDelivery } from './delivery-store';
 
 const PAGE = 1000;
 /** A delivery is left this long past its due time to its own job before the sweep re-enqueues it. */
@@ -25,7 +24,7 @@ export class DeliverySweep implements OnApplicationBootstrap, OnModuleDestroy {
   private stopped = false;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly store: DeliveryStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly queue: WebhookQueue,
   ) {}
@@ -43,16 +42,10 @@ export class DeliverySweep implements OnApplicationBootstrap, OnModuleDestroy {
   /** One sweep over every due delivery; returns how many it enqueued (or found enqueued already). */
   async sweep(): Promise<number> {
     const graceMs = Math.min(MAX_GRACE_MS, this.config.webhook.sweepIntervalMs);
-    let after: { due: Date; id: string } | null = null;
+    let after: DueDelivery | null = null;
     let total = 0;
     for (;;) {
-      const rows: Array<{ id: string; due: Date }> = await this.dataSource.query(
-        `SELECT id, coalesce(next_attempt_at, created_at) AS due FROM webhook_deliveries
-          WHERE status = 'pending' AND coalesce(next_attempt_at, created_at) < now() - make_interval(secs => $1::double precision / 1000)
-            AND ($2::timestamptz IS NULL OR (coalesce(next_attempt_at, created_at), id) > ($2::timestamptz, $3::varchar))
-          ORDER BY coalesce(next_attempt_at, created_at), id LIMIT ${PAGE}`,
-        [graceMs, after?.due ?? null, after?.id ?? null],
-      );
+      const rows = await this.store.duePage(graceMs, after, PAGE);
       if (!rows.length) return total;
       await this.queue.enqueue(rows.map((r) => r.id));
       total += rows.length;
