@@ -178,7 +178,7 @@ export class WebinarsRepository {
 
   /** Webinars not ended of the caller, counted under a per-partner advisory lock held until the transaction ends. */
   async lockAndCountOpenRooms(em: EntityManager, scope: Scope): Promise<number> {
-    await em.query(`SELECT pg_advisory_xact_lock($1, $2)`, [ROOM_LOCK, scope.partnerId]);
+    await sql(em, `SELECT pg_advisory_xact_lock($1, $2)`, [ROOM_LOCK, scope.partnerId]);
     // open: int (count(*)::int); an aggregate always answers one row
     const row = await sqlOne<{ open: number }>(em, `SELECT count(*)::int AS open FROM webinars WHERE partner_id = $1 AND mode = $2 AND status <> 'ended'`, [
       scope.partnerId,
