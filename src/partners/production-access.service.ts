@@ -5,11 +5,14 @@ import { KeysService } from '../api-keys/keys.service';
 import { DomainError } from '../common/errors';
 import { newId } from '../common/ids';
 import { offsetOf, pageOf } from '../common/pagination';
+import { prefixedIdShape } from '../common/params';
 import { ListAccessRequestsQuery } from './dto/partner.dto';
 import { Partner } from './partner.entity';
 import { toAccessRequestView, toAdminAccessRequestView } from './partner.mapper';
 import { ProductionAccessRequest } from './production-access-request.entity';
 import { isUniqueViolation } from '../common/database';
+
+const REQUEST_ID = prefixedIdShape('par');
 
 /** A partner asks for live access with its test key; an admin approves (issuing the live key) or rejects. */
 @Injectable()
@@ -84,7 +87,7 @@ export class ProductionAccessService {
 
   /** Locks a pending request so two admins cannot both review it. */
   private async claim(repo: ReturnType<DataSource['getRepository']>, id: string): Promise<ProductionAccessRequest> {
-    if (!/^par_[0-9A-Za-z]{1,36}$/.test(id)) throw new DomainError('production_access_request_not_found');
+    if (!REQUEST_ID.test(id)) throw new DomainError('production_access_request_not_found');
     const request = (await repo.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } })) as ProductionAccessRequest | null;
     if (!request) throw new DomainError('production_access_request_not_found');
     if (request.status !== 'pending') throw new DomainError('request_already_reviewed', { status: request.status });

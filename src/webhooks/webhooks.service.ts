@@ -5,6 +5,7 @@ import type { AuthContext } from '../auth/auth-context';
 import { DomainError, validationFailed } from '../common/errors';
 import { newId } from '../common/ids';
 import { offsetOf, pageOf } from '../common/pagination';
+import { prefixedIdShape } from '../common/params';
 import { Mode, Scope, scoped } from '../common/scope';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
@@ -17,6 +18,8 @@ import { toWebhookView } from './webhook.mapper';
 import { WebhookSubscription } from './webhook-subscription.entity';
 
 const DEFAULT_PREVIOUS_SECRET_SECONDS = 86_400;
+// Routes that validate a body or query leave their path id to find(), so the body's 400 comes first.
+const WEBHOOK_ID = prefixedIdShape('whk');
 
 /** Webhook subscriptions of one partner and mode: validation, the plan's event-type limit, encrypted secrets. */
 @Injectable()
@@ -118,7 +121,7 @@ export class WebhooksService {
   }
 
   async find(em: DataSource['manager'], scope: Scope, id: string): Promise<WebhookSubscription> {
-    const sub = /^whk_[0-9A-Za-z]{1,36}$/.test(id) ? await scoped(em, scope).findOne(WebhookSubscription, { id }) : null;
+    const sub = WEBHOOK_ID.test(id) ? await scoped(em, scope).findOne(WebhookSubscription, { id }) : null;
     if (!sub) throw new DomainError('webhook_not_found');
     return sub;
   }
