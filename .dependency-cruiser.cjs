@@ -40,7 +40,7 @@ module.exports = {
     },
     {
       name: 'no-foreign-controller-or-mapper',
-      severity: 'warn',
+      severity: 'error',
       comment:
         "A controller is a feature's HTTP edge and a mapper its view of its own rows: another feature gets neither. Something both need (a path-id pipe, a row shape) moves to common/ or behind the owner's service.",
       from: { path: '^src/([^/]+)/', pathNot: INFRASTRUCTURE },

@@ -2,17 +2,13 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post } from '@nestjs/com
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../auth/auth.decorators';
 import { DomainError } from '../common/errors';
+import { intIdParam, MAX_INT_ID } from '../common/params';
 import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
 import { AdminCoursesService } from './admin-courses.service';
-import { courseIdPipe } from './courses.controller';
 import { AdminCourseDto, CreateCourseDto, UpdateCourseDto } from './dto/admin-course.dto';
 
 const ADMIN_ERRORS = ['admin_only', ...KEYED_ERRORS] as const;
-
-function inRange(id: number): number {
-  if (id < 1 || id > 2_147_483_647) throw new DomainError('course_not_found');
-  return id;
-}
+const courseId = intIdParam('id', { notFound: 'course_not_found' });
 
 @ApiTags('Admin')
 @AdminOnly()
@@ -36,8 +32,8 @@ export class AdminCoursesController {
   @ApiParam({ name: 'id', type: Number, example: 1 })
   @ApiSuccess(AdminCourseDto)
   @ApiErrors('validation_failed', 'course_not_found', ...ADMIN_ERRORS)
-  get(@Param('id', courseIdPipe) id: number): Promise<AdminCourseDto> {
-    return this.courses.get(inRange(id));
+  get(@Param('id', courseId) id: number): Promise<AdminCourseDto> {
+    return this.courses.get(id);
   }
 
   @Patch(':id')
@@ -48,8 +44,10 @@ export class AdminCoursesController {
   @ApiParam({ name: 'id', type: Number, example: 1 })
   @ApiSuccess(AdminCourseDto)
   @ApiErrors('validation_failed', 'course_not_found', ...ADMIN_ERRORS)
-  update(@Param('id', courseIdPipe) id: number, @Body() dto: UpdateCourseDto): Promise<AdminCourseDto> {
-    return this.courses.update(inRange(id), dto);
+  update(@Param('id', intIdParam()) id: number, @Body() dto: UpdateCourseDto): Promise<AdminCourseDto> {
+    // Checked after the body: a bad body is 400 whatever the id.
+    if (id < 1 || id > MAX_INT_ID) throw new DomainError('course_not_found');
+    return this.courses.update(id, dto);
   }
 
   @Post(':id/publish')
@@ -58,8 +56,8 @@ export class AdminCoursesController {
   @ApiParam({ name: 'id', type: Number, example: 1 })
   @ApiSuccess(AdminCourseDto)
   @ApiErrors('validation_failed', 'course_not_found', ...ADMIN_ERRORS)
-  publish(@Param('id', courseIdPipe) id: number): Promise<AdminCourseDto> {
-    return this.courses.setPublished(inRange(id), true);
+  publish(@Param('id', courseId) id: number): Promise<AdminCourseDto> {
+    return this.courses.setPublished(id, true);
   }
 
   @Post(':id/unpublish')
@@ -68,7 +66,7 @@ export class AdminCoursesController {
   @ApiParam({ name: 'id', type: Number, example: 1 })
   @ApiSuccess(AdminCourseDto)
   @ApiErrors('validation_failed', 'course_not_found', ...ADMIN_ERRORS)
-  unpublish(@Param('id', courseIdPipe) id: number): Promise<AdminCourseDto> {
-    return this.courses.setPublished(inRange(id), false);
+  unpublish(@Param('id', courseId) id: number): Promise<AdminCourseDto> {
+    return this.courses.setPublished(id, false);
   }
 }

@@ -1,16 +1,12 @@
-import { Controller, Get, Param, ParseIntPipe, Query } from '@nestjs/common';
+import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { PlanFeature } from '../auth/auth.decorators';
-import { DomainError } from '../common/errors';
+import { intIdParam } from '../common/params';
 import { SerializedBody } from '../common/serialized-body';
 import { ApiConditional, ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
 import { CoursesService } from './courses.service';
 import { CourseDetailDto, CourseListDto } from './dto/course.dto';
 import { ListCoursesQuery } from './dto/list-courses.query';
-
-export const courseIdPipe = new ParseIntPipe({
-  exceptionFactory: () => new DomainError('validation_failed', [{ field: 'id', message: 'id must be a positive integer' }]),
-});
 
 @ApiTags('Courses')
 @PlanFeature('catalogue')
@@ -39,8 +35,7 @@ export class CoursesController {
   @ApiSuccess(CourseDetailDto)
   @ApiErrors('validation_failed', 'course_not_found', ...KEYED_ERRORS)
   @ApiConditional()
-  get(@Param('id', courseIdPipe) id: number): Promise<SerializedBody<CourseDetailDto>> {
-    if (id < 1 || id > 2_147_483_647) throw new DomainError('course_not_found');
+  get(@Param('id', intIdParam('id', { notFound: 'course_not_found' })) id: number): Promise<SerializedBody<CourseDetailDto>> {
     return this.courses.detail(id);
   }
 }

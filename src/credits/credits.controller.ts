@@ -4,10 +4,10 @@ import type { Response } from 'express';
 import { CurrentScope } from '../auth/auth-context';
 import { PlanFeature } from '../auth/auth.decorators';
 import { PageQuery } from '../common/pagination';
+import { intIdParam } from '../common/params';
 import type { Scope } from '../common/scope';
 import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
 import { ApiIdempotencyKey } from '../idempotency/idempotency.swagger';
-import { userIdPipe } from '../users/users.controller';
 import { CreditsService } from './credits.service';
 import { BalanceDto, CreditTransactionListDto, TopUpDto, TopUpResultDto } from './dto/credits.dto';
 
@@ -47,7 +47,7 @@ export class CreditsController {
   @ApiParam({ name: 'user_id', type: Number, example: 501 })
   @ApiSuccess(BalanceDto)
   @ApiErrors('validation_failed', 'user_not_found', ...KEYED_ERRORS)
-  balance(@CurrentScope() scope: Scope, @Param('user_id', userIdPipe('user_id')) userId: number): Promise<BalanceDto> {
+  balance(@CurrentScope() scope: Scope, @Param('user_id', intIdParam('user_id')) userId: number): Promise<BalanceDto> {
     return this.credits.balance(scope, userId);
   }
 
@@ -61,7 +61,7 @@ export class CreditsController {
   @ApiErrors('validation_failed', 'user_not_found', ...KEYED_ERRORS)
   transactions(
     @CurrentScope() scope: Scope,
-    @Param('user_id', userIdPipe('user_id')) userId: number,
+    @Param('user_id', intIdParam('user_id')) userId: number,
     @Query() query: PageQuery,
   ): Promise<CreditTransactionListDto> {
     return this.credits.transactions(scope, userId, query);

@@ -1,20 +1,15 @@
-import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentScope } from '../auth/auth-context';
 import { PlanFeature } from '../auth/auth.decorators';
-import { DomainError } from '../common/errors';
 import { PageQuery } from '../common/pagination';
+import { intIdParam } from '../common/params';
 import type { Scope } from '../common/scope';
 import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
 import { ApiIdempotencyKey } from '../idempotency/idempotency.swagger';
-import { userIdPipe } from '../users/users.controller';
 import { EnrollDto, EnrollmentDto, EnrollmentListDto, EnrollResultDto, ProgressDto, ProgressResultDto } from './dto/enrollment.dto';
 import { EnrollmentsService } from './enrollments.service';
 import { ProgressService } from './progress.service';
-
-const enrollmentIdPipe = new ParseIntPipe({
-  exceptionFactory: () => new DomainError('validation_failed', [{ field: 'id', message: 'id must be a positive integer' }]),
-});
 
 const POST_ERRORS = ['validation_failed', 'invalid_json', 'idempotency_key_reused', 'idempotency_request_in_progress'] as const;
 
@@ -46,7 +41,7 @@ export class EnrollmentController {
   @ApiParam({ name: 'id', type: Number, example: 9001 })
   @ApiSuccess(EnrollmentDto)
   @ApiErrors('validation_failed', 'enrollment_not_found', ...KEYED_ERRORS)
-  get(@CurrentScope() scope: Scope, @Param('id', enrollmentIdPipe) id: number): Promise<EnrollmentDto> {
+  get(@CurrentScope() scope: Scope, @Param('id', intIdParam()) id: number): Promise<EnrollmentDto> {
     return this.enrollments.get(scope, id);
   }
 
@@ -55,7 +50,7 @@ export class EnrollmentController {
   @ApiParam({ name: 'id', type: Number, example: 501 })
   @ApiSuccess(EnrollmentListDto)
   @ApiErrors('validation_failed', 'user_not_found', ...KEYED_ERRORS)
-  listForUser(@CurrentScope() scope: Scope, @Param('id', userIdPipe()) userId: number, @Query() query: PageQuery): Promise<EnrollmentListDto> {
+  listForUser(@CurrentScope() scope: Scope, @Param('id', intIdParam()) userId: number, @Query() query: PageQuery): Promise<EnrollmentListDto> {
     return this.enrollments.listForUser(scope, userId, query);
   }
 
@@ -70,7 +65,7 @@ export class EnrollmentController {
   @ApiParam({ name: 'id', type: Number, example: 9001 })
   @ApiSuccess(ProgressResultDto)
   @ApiErrors(...POST_ERRORS, 'enrollment_not_found', 'topic_not_found', ...KEYED_ERRORS)
-  recordProgress(@CurrentScope() scope: Scope, @Param('id', enrollmentIdPipe) id: number, @Body() dto: ProgressDto): Promise<ProgressResultDto> {
+  recordProgress(@CurrentScope() scope: Scope, @Param('id', intIdParam()) id: number, @Body() dto: ProgressDto): Promise<ProgressResultDto> {
     return this.progress.record(scope, id, dto);
   }
 }

@@ -2,6 +2,7 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentScope } from '../auth/auth-context';
 import { PlanFeature } from '../auth/auth.decorators';
+import { prefixedIdParam } from '../common/params';
 import type { Scope } from '../common/scope';
 import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
 import { JobDetailDto, JobListDto, ListJobsQuery } from './dto/job.dto';
@@ -30,7 +31,7 @@ export class JobsController {
   @ApiParam({ name: 'id', type: String, example: 'job_7Qm2xT9aLcV4pN8rS1dE0f' })
   @ApiSuccess(JobDetailDto)
   @ApiErrors('validation_failed', 'job_not_found', ...KEYED_ERRORS)
-  get(@CurrentScope() scope: Scope, @Param('id') id: string): Promise<JobDetailDto> {
+  get(@CurrentScope() scope: Scope, @Param('id', prefixedIdParam('job', 'job_not_found', 22)) id: string): Promise<JobDetailDto> {
     return this.jobs.get(scope, id);
   }
 }

@@ -11,8 +11,6 @@ import { JobQueue } from './job-queue';
 import { toJobDetail, toJobView } from './job.mapper';
 import { JobsRepository } from './jobs.repository';
 
-const JOB_ID = /^job_[0-9A-Za-z]{22}$/;
-
 /** Starting jobs and reading their progress; the worker (worker/) runs them. */
 @Injectable()
 export class JobsService {
@@ -46,7 +44,7 @@ export class JobsService {
   }
 
   async get(scope: Scope, id: string): Promise<JobDetailDto> {
-    const job = JOB_ID.test(id) ? await this.repo.find(scope, id) : null;
+    const job = await this.repo.find(scope, id);
     if (!job) throw new DomainError('job_not_found');
     return toJobDetail(job, await this.repo.results(job.id));
   }

@@ -1,8 +1,8 @@
-import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { KeysService } from '../api-keys/keys.service';
 import { AdminOnly } from '../auth/auth.decorators';
-import { DomainError } from '../common/errors';
+import { intIdParam, prefixedIdParam } from '../common/params';
 import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
 import {
   AccessRequestListDto,
@@ -19,9 +19,9 @@ import {
 import { PartnersService } from './partners.service';
 import { ProductionAccessService } from './production-access.service';
 
-const partnerIdPipe = new ParseIntPipe({
-  exceptionFactory: () => new DomainError('validation_failed', [{ field: 'id', message: 'id must be a partner id (integer)' }]),
-});
+const partnerId = intIdParam('id', { message: 'id must be a partner id (integer)' });
+// Reject validates a body first (a bad body is 400 whatever the id): ProductionAccessService checks its id.
+const requestId = prefixedIdParam('par', 'production_access_request_not_found');
 const ADMIN_ERRORS = ['admin_only', ...KEYED_ERRORS] as const;
 
 @ApiTags('Admin')
@@ -47,7 +47,7 @@ export class AdminPartnersController {
   @ApiOperation({ summary: 'Approve a request: issues the partner a live key, shown once in this response' })
   @ApiSuccess(ApprovalDto)
   @ApiErrors('production_access_request_not_found', 'request_already_reviewed', ...ADMIN_ERRORS)
-  approve(@Param('id') id: string) {
+  approve(@Param('id', requestId) id: string) {
     return this.access.approve(id);
   }
 
@@ -65,7 +65,7 @@ export class AdminPartnersController {
   @ApiParam({ name: 'id', type: Number })
   @ApiSuccess(AdminPartnerDto)
   @ApiErrors('validation_failed', 'partner_not_found', ...ADMIN_ERRORS)
-  getPartner(@Param('id', partnerIdPipe) id: number) {
+  getPartner(@Param('id', partnerId) id: number) {
     return this.partners.adminView(id);
   }
 
@@ -77,7 +77,7 @@ export class AdminPartnersController {
   @ApiParam({ name: 'id', type: Number })
   @ApiSuccess(AdminPartnerDto)
   @ApiErrors('validation_failed', 'partner_not_found', ...ADMIN_ERRORS)
-  updatePartner(@Param('id', partnerIdPipe) id: number, @Body() dto: UpdatePartnerDto) {
+  updatePartner(@Param('id', partnerId) id: number, @Body() dto: UpdatePartnerDto) {
     return this.partners.update(id, dto);
   }
 
@@ -86,7 +86,7 @@ export class AdminPartnersController {
   @ApiParam({ name: 'id', type: Number })
   @ApiSuccess(IssuedKeyDto, { status: 201 })
   @ApiErrors('validation_failed', 'partner_not_found', ...ADMIN_ERRORS)
-  async createKey(@Param('id', partnerIdPipe) id: number, @Body() dto: CreateKeyDto) {
+  async createKey(@Param('id', partnerId) id: number, @Body() dto: CreateKeyDto) {
     await this.partners.get(id);
     return this.keys.issue(null, id, dto.mode);
   }
@@ -96,7 +96,7 @@ export class AdminPartnersController {
   @ApiOperation({ summary: 'Revoke a key', description: 'Refused with 401 revoked_api_key on every instance within 5 seconds.' })
   @ApiSuccess(KeyViewDto)
   @ApiErrors('api_key_not_found', ...ADMIN_ERRORS)
-  revokeKey(@Param('id') id: string) {
+  revokeKey(@Param('id', prefixedIdParam('key', 'api_key_not_found')) id: string) {
     return this.keys.revoke(id);
   }
 }

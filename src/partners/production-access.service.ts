@@ -4,10 +4,13 @@ import { KeysService } from '../api-keys/keys.service';
 import { DomainError } from '../common/errors';
 import { newId } from '../common/ids';
 import { offsetOf, pageOf } from '../common/pagination';
+import { prefixedIdShape } from '../common/params';
 import { ListAccessRequestsQuery } from './dto/partner.dto';
 import { toAccessRequestView, toAdminAccessRequestView } from './partner.mapper';
 import { PartnersRepository } from './partners.repository';
 import type { ProductionAccessRequest } from './production-access-request.entity';
+
+const REQUEST_ID = prefixedIdShape('par');
 
 /** A partner asks for live access with its test key; an admin approves (issuing the live key) or rejects. */
 @Injectable()
@@ -53,7 +56,7 @@ export class ProductionAccessService {
 
   /** Locks a pending request so two admins cannot both review it. */
   private async claim(em: EntityManager, id: string): Promise<{ request: ProductionAccessRequest; partnerName: string }> {
-    if (!/^par_[0-9A-Za-z]{1,36}$/.test(id)) throw new DomainError('production_access_request_not_found');
+    if (!REQUEST_ID.test(id)) throw new DomainError('production_access_request_not_found');
     const claimed = await this.repo.lockAccessRequest(em, id);
     if (!claimed) throw new DomainError('production_access_request_not_found');
     if (claimed.request.status !== 'pending') throw new DomainError('request_already_reviewed', { status: claimed.request.status });

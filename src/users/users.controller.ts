@@ -1,16 +1,14 @@
-import { Body, Controller, Get, Param, ParseIntPipe, PipeTransform, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Param, PipeTransform, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentScope } from '../auth/auth-context';
 import { PlanFeature } from '../auth/auth.decorators';
 import { DomainError } from '../common/errors';
+import { intIdParam } from '../common/params';
 import type { Scope } from '../common/scope';
 import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
 import { CreateUserDto, ListUsersQuery, UpsertUserDto, UserDto, UserListDto } from './dto/user.dto';
 import { toUserView, UsersService } from './users.service';
-
-export const userIdPipe = (field = 'id') =>
-  new ParseIntPipe({ exceptionFactory: () => new DomainError('validation_failed', [{ field, message: `${field} must be a positive integer` }]) });
 
 /** The partner's own id in a path: 1–128 characters once URL-decoded, no NUL (PostgreSQL text cannot hold it). */
 const externalUserIdPipe: PipeTransform<string, string> = {
@@ -86,7 +84,7 @@ export class UsersController {
   @ApiParam({ name: 'id', type: Number, example: 501 })
   @ApiSuccess(UserDto)
   @ApiErrors('validation_failed', 'user_not_found', ...KEYED_ERRORS)
-  async get(@CurrentScope() scope: Scope, @Param('id', userIdPipe()) id: number): Promise<UserDto> {
+  async get(@CurrentScope() scope: Scope, @Param('id', intIdParam()) id: number): Promise<UserDto> {
     return toUserView(await this.users.get(scope, id));
   }
 }

@@ -2,10 +2,14 @@ import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentScope } from '../auth/auth-context';
 import { PlanFeature } from '../auth/auth.decorators';
+import { prefixedIdParam } from '../common/params';
 import type { Scope } from '../common/scope';
 import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
 import { DeliveryDetailDto, DeliveryDto, DeliveryListDto, ListDeliveriesQuery } from './dto/delivery.dto';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
+
+/** Routes with no body or query to validate; the others leave the id to WebhooksService.find (a bad body or query is 400 whatever the id). */
+const subscriptionId = prefixedIdParam('whk', 'webhook_not_found');
 
 @ApiTags('Webhooks')
 @PlanFeature('webhooks')
@@ -32,7 +36,7 @@ export class WebhookDeliveriesController {
   @ApiParam({ name: 'webhook_id', example: 'whd_8KfL2mQ9rS4tU7vW1xY3zA' })
   @ApiSuccess(DeliveryDetailDto)
   @ApiErrors('webhook_not_found', 'delivery_not_found', ...KEYED_ERRORS)
-  get(@CurrentScope() scope: Scope, @Param('id') id: string, @Param('webhook_id') webhookId: string) {
+  get(@CurrentScope() scope: Scope, @Param('id', subscriptionId) id: string, @Param('webhook_id') webhookId: string) {
     return this.deliveries.get(scope, id, webhookId);
   }
 
@@ -47,7 +51,7 @@ export class WebhookDeliveriesController {
   @ApiParam({ name: 'webhook_id', example: 'whd_8KfL2mQ9rS4tU7vW1xY3zA' })
   @ApiSuccess(DeliveryDto, { status: 202 })
   @ApiErrors('webhook_not_found', 'delivery_not_found', 'webhook_disabled', ...KEYED_ERRORS)
-  redeliver(@CurrentScope() scope: Scope, @Param('id') id: string, @Param('webhook_id') webhookId: string) {
+  redeliver(@CurrentScope() scope: Scope, @Param('id', subscriptionId) id: string, @Param('webhook_id') webhookId: string) {
     return this.deliveries.redeliver(scope, id, webhookId);
   }
 }

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Auth, AuthContext, CurrentScope } from '../auth/auth-context';
 import { PlanFeature } from '../auth/auth.decorators';
+import { prefixedIdParam } from '../common/params';
 import type { Scope } from '../common/scope';
 import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
 import { RecoverDeliveriesDto, RecoverResultDto } from './dto/delivery.dto';
@@ -17,6 +18,9 @@ import {
 } from './dto/webhook.dto';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhooksService } from './webhooks.service';
+
+/** Routes with no body or query to validate; the others leave the id to WebhooksService.find (a bad body or query is 400 whatever the id). */
+const subscriptionId = prefixedIdParam('whk', 'webhook_not_found');
 
 @ApiTags('Webhooks')
 @PlanFeature('webhooks')
@@ -52,7 +56,7 @@ export class WebhooksController {
   @ApiParam({ name: 'id', example: 'whk_4f9TzQe1LmN8pR2sV6xY0a' })
   @ApiSuccess(WebhookDto)
   @ApiErrors('webhook_not_found', ...KEYED_ERRORS)
-  get(@CurrentScope() scope: Scope, @Param('id') id: string) {
+  get(@CurrentScope() scope: Scope, @Param('id', subscriptionId) id: string) {
     return this.webhooks.get(scope, id);
   }
 
@@ -103,7 +107,7 @@ export class WebhooksController {
   @ApiParam({ name: 'id', example: 'whk_4f9TzQe1LmN8pR2sV6xY0a' })
   @ApiSuccess(WebhookDeletedDto)
   @ApiErrors('webhook_not_found', ...KEYED_ERRORS)
-  remove(@CurrentScope() scope: Scope, @Param('id') id: string) {
+  remove(@CurrentScope() scope: Scope, @Param('id', subscriptionId) id: string) {
     return this.webhooks.remove(scope, id);
   }
 }

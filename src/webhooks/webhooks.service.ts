@@ -4,6 +4,7 @@ import type { AuthContext } from '../auth/auth-context';
 import { DomainError, validationFailed } from '../common/errors';
 import { newId } from '../common/ids';
 import { offsetOf, pageOf } from '../common/pagination';
+import { prefixedIdShape } from '../common/params';
 import { Mode, Scope } from '../common/scope';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
@@ -17,6 +18,8 @@ import type { WebhookSubscription } from './webhook-subscription.entity';
 import { WebhooksRepository } from './webhooks.repository';
 
 const DEFAULT_PREVIOUS_SECRET_SECONDS = 86_400;
+// Routes that validate a body or query leave their path id to find(), so the body's 400 comes first.
+const WEBHOOK_ID = prefixedIdShape('whk');
 
 /** Webhook subscriptions of one partner and mode: validation, the plan's event-type limit, encrypted secrets. */
 @Injectable()
@@ -112,7 +115,7 @@ export class WebhooksService {
 
   /** The scope's subscription, read through `em` when given (a transaction's); 404 webhook_not_found otherwise. */
   async find(scope: Scope, id: string, em?: EntityManager): Promise<WebhookSubscription> {
-    const sub = /^whk_[0-9A-Za-z]{1,36}$/.test(id) ? await this.repo.findSubscription(scope, id, em) : null;
+    const sub = WEBHOOK_ID.test(id) ? await this.repo.findSubscription(scope, id, em) : null;
     if (!sub) throw new DomainError('webhook_not_found');
     return sub;
   }

@@ -5,8 +5,12 @@ import type { Response } from 'express';
 import { Public } from '../auth/public.decorator';
 import { RawResponse } from '../common/envelope.interceptor';
 import { DomainError } from '../common/errors';
+import { prefixedIdParam } from '../common/params';
 import { LivePageModel, renderLivePage, renderNotFoundPage } from './live-page.html';
 import { LivePagesService } from './live-pages.service';
+
+// JSON routes: a malformed id is the 404 an unknown webinar gets (the embed page answers its own HTML 404 instead).
+const webinarId = prefixedIdParam('wbn', 'webinar_not_found', 22);
 
 function sendPage(res: Response, status: number, html: string, nonce: string, frameAncestors: string): void {
   res
@@ -58,31 +62,31 @@ export class LivePagesController {
   }
 
   @Get('state/:id')
-  state(@Param('id') id: string) {
+  state(@Param('id', webinarId) id: string) {
     return this.pages.state(id);
   }
 
   @Get('host/:id/state')
-  hostState(@Param('id') id: string, @Headers('x-host-token') token: string | undefined) {
+  hostState(@Param('id', webinarId) id: string, @Headers('x-host-token') token: string | undefined) {
     return this.pages.hostState(id, token);
   }
 
   @Post('host/:id/start')
   @HttpCode(200)
-  start(@Param('id') id: string, @Headers('x-host-token') token: string | undefined) {
+  start(@Param('id', webinarId) id: string, @Headers('x-host-token') token: string | undefined) {
     return this.pages.hostAction(id, token, 'start');
   }
 
   @Post('host/:id/end')
   @HttpCode(200)
-  end(@Param('id') id: string, @Headers('x-host-token') token: string | undefined) {
+  end(@Param('id', webinarId) id: string, @Headers('x-host-token') token: string | undefined) {
     return this.pages.hostAction(id, token, 'end');
   }
 
   /** Records a join from a personal page that was opened before the webinar went live. */
   @Post('attend/:id')
   @HttpCode(200)
-  attend(@Param('id') id: string, @Headers('x-attendee-token') token: string | undefined) {
+  attend(@Param('id', webinarId) id: string, @Headers('x-attendee-token') token: string | undefined) {
     return this.pages.attend(id, token);
   }
 

@@ -1,7 +1,9 @@
 import { DomainError } from '../common/errors';
+import { prefixedIdShape } from '../common/params';
 import type { WebinarStatus } from './webinar.entity';
 
-export const WEBINAR_ID_SHAPE = /^wbn_[0-9A-Za-z]{22}$/;
+/** For ids a route could not refuse with prefixedIdParam: the join page's `wbn` query, routes that validate a body or query first. */
+export const WEBINAR_ID_SHAPE = prefixedIdShape('wbn', 22);
 
 /** The 409 for an operation the webinar's current state does not allow. */
 export function stateConflict(status: WebinarStatus, operation: 'start' | 'end' | 'join' | 'register'): DomainError {

@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { Auth, AuthContext, CurrentScope } from '../auth/auth-context';
 import { PlanFeature } from '../auth/auth.decorators';
 import { Public } from '../auth/public.decorator';
+import { prefixedIdParam } from '../common/params';
 import type { Scope } from '../common/scope';
 import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
 import { UserRefDto } from '../users/dto/user.dto';
@@ -14,6 +15,8 @@ import { ListWebinarsQuery, PublicWebinarsQuery } from './dto/list-webinars.quer
 import { CreatedWebinarDto, EndedWebinarDto, PublicWebinarListDto, WebinarDto, WebinarListDto } from './dto/webinar.dto';
 import { WebinarsService } from './webinars.service';
 
+/** Routes with no body or query to validate; the others leave the id to WebinarsService.find (a bad body or query is 400 whatever the id). */
+const webinarId = prefixedIdParam('wbn', 'webinar_not_found', 22);
 const WebinarId = () => ApiParam({ name: 'id', type: String, example: 'wbn_4fJ9kQ2xT7mN1pR8sV3wYz' });
 
 @ApiTags('Webinars')
@@ -58,7 +61,7 @@ export class WebinarsController {
   @WebinarId()
   @ApiSuccess(WebinarDto)
   @ApiErrors('webinar_not_found', ...KEYED_ERRORS)
-  get(@CurrentScope() scope: Scope, @Param('id') id: string): Promise<WebinarDto> {
+  get(@CurrentScope() scope: Scope, @Param('id', webinarId) id: string): Promise<WebinarDto> {
     return this.webinars.get(scope, id);
   }
 
@@ -68,7 +71,7 @@ export class WebinarsController {
   @WebinarId()
   @ApiSuccess(WebinarDto)
   @ApiErrors('webinar_not_found', 'webinar_already_live', 'webinar_ended', ...KEYED_ERRORS)
-  start(@CurrentScope() scope: Scope, @Param('id') id: string): Promise<WebinarDto> {
+  start(@CurrentScope() scope: Scope, @Param('id', webinarId) id: string): Promise<WebinarDto> {
     return this.webinars.start(scope, id);
   }
 
@@ -121,7 +124,7 @@ export class WebinarsController {
   @WebinarId()
   @ApiSuccess(EndedWebinarDto)
   @ApiErrors('webinar_not_found', 'webinar_not_live', 'webinar_ended', ...KEYED_ERRORS)
-  end(@CurrentScope() scope: Scope, @Param('id') id: string): Promise<EndedWebinarDto> {
+  end(@CurrentScope() scope: Scope, @Param('id', webinarId) id: string): Promise<EndedWebinarDto> {
     return this.webinars.end(scope, id);
   }
 }

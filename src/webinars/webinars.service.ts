@@ -47,7 +47,7 @@ export class WebinarsService {
     });
   }
 
-  /** The caller's webinar, or 404 (also for another partner's or mode's, and for malformed ids). */
+  /** The caller's webinar, or 404 (also for another partner's or mode's, and for malformed ids: register, join and attendees pass theirs unchecked). */
   async find(scope: Scope, id: string, em?: EntityManager): Promise<Webinar> {
     const webinar = WEBINAR_ID_SHAPE.test(id) ? await this.repo.find(scope, id, em) : null;
     if (!webinar) throw new DomainError('webinar_not_found');

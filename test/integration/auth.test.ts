@@ -4,6 +4,7 @@ import { UsageLimiter } from '../../src/auth/usage-limiter';
 import { RedisService } from '../../src/redis/redis.service';
 import { startApp, TestApp } from '../support/app';
 import { createAdmin, createKey, createPartner, CreatedPartner, unique } from '../support/factories';
+import { waitFor } from '../support/webhook-receiver';
 
 let t: TestApp;
 let logs = '';
@@ -311,8 +312,10 @@ describe('secrets in logs', () => {
     const p = await createPartner(t);
     await p.http.get('/api/courses');
     await p.http.get('/api/nope');
-    await t.http.get('/api/courses', { key: p.key.slice(0, -1) + 'x' });
-    await new Promise((r) => setTimeout(r, 200));
+    const last = `req-${unique('logs')}`;
+    await t.http.get('/api/courses', { key: p.key.slice(0, -1) + 'x', headers: { 'X-Request-Id': last } });
+    // Lines are written in order: once the last request's line is there, so are the others.
+    await waitFor(() => logs.includes(last), 5000, 'the last request logged');
     expect(logs.length).toBeGreaterThan(0);
     expect(logs).toContain('/api/courses');
     expect(logs).not.toContain(p.key);

@@ -58,7 +58,8 @@ describe('PostgreSQL unreachable from the worker', () => {
     await pg.stop();
     try {
       for (let i = 0; i < 20; i++) await createLearner(partner.http);
-      // About 1 s of retries is configured for the run (300,300,300): the outage lasts several times that.
+      // About 1 s of retries is configured for the run (300,300,300): the outage lasts several times that. A fixed wait:
+      // the outage's length is the point, and with PostgreSQL down there is no end state to wait for.
       await sleep(6000);
       expect(receiver.at(sub.path)).toHaveLength(0);
     } finally {
@@ -85,7 +86,7 @@ describe('PostgreSQL unreachable from the worker', () => {
     await waitFor(() => receiver.at(sub.path).length === 1, 15_000, 'the attempt');
     const stoppedAt = Date.now();
     await pg.stop();
-    await sleep(3000);
+    await sleep(3000); // the outage's length is the point: the 200 arrives while PostgreSQL is away
     await pg.start();
     await waitFor(async () => (await deliveriesOf(sub.id))[0]?.status === 'delivered', 15_000, 'the success to be recorded');
     const [row] = await deliveriesOf(sub.id);

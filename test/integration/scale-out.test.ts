@@ -1,6 +1,8 @@
+import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { createHmac, randomBytes } from 'node:crypto';
 import { monthOf } from '../../src/auth/usage-limiter';
+import { WEBHOOK_QUEUE } from '../../src/webhooks/webhook-queue';
 import { startApp, TestApp } from '../support/app';
 import { createAdmin, createKey, createPartner, CreatedPartner, unique } from '../support/factories';
 import { killAll, ServiceProcess, startApiProcess, startWorkerProcess } from '../support/processes';
@@ -138,7 +140,28 @@ describe('scale-out: two API and two worker processes', () => {
     const expectedA = 40 + orphans.length;
     const distinct = (path: string) => new Set(receiver.at(path).map((r) => r.headers['x-svc-delivery'] as string));
     await waitFor(() => distinct('/a').size >= expectedA && distinct('/b').size >= expectedA, 60_000, 'all deliveries');
-    await sleep(3000); // room for a duplicate to show up
+    // Settled: every orphan dispatched (no relay can claim it again), every delivery row delivered and no delivery job
+    // left in the queue (waiting, delayed or running), so a duplicate, if any, has arrived by now.
+    const connection = redis.duplicate();
+    const queue = new Queue(WEBHOOK_QUEUE, { connection, prefix: `${prefix}:bull` });
+    try {
+      await waitFor(
+        async () => {
+          const [{ open }] = await t.db.query(
+            `SELECT (SELECT count(*) FROM events WHERE id = ANY ($1) AND dispatched_at IS NULL)
+                  + (SELECT count(*) FROM webhook_deliveries WHERE subscription_id = ANY ($2) AND status <> 'delivered') AS open`,
+            [orphans.map((o) => o.id), subs.slice(0, 2)],
+          );
+          const jobs = await queue.getJobCounts('waiting', 'delayed', 'prioritized', 'active');
+          return Number(open) === 0 && Object.values(jobs).every((n) => n === 0);
+        },
+        30_000,
+        'every delivery delivered and the delivery queue empty',
+      );
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
     for (const path of ['/a', '/b']) {
       expect(distinct(path).size).toBe(expectedA);
       expect(receiver.at(path)).toHaveLength(expectedA); // exactly once: no second receipt of any webhook_id

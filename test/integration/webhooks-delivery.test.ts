@@ -3,7 +3,7 @@ import { PUBLIC_EVENT_TYPES, PublicEventType } from '../../src/events/event-map'
 import { startApp, TestApp } from '../support/app';
 import { createKey, createPartner, CreatedPartner, unique } from '../support/factories';
 import { recordEvents, SAMPLE_PAYLOADS, scopeOf } from '../support/webhook-events';
-import { sleep, waitFor, WebhookReceiver } from '../support/webhook-receiver';
+import { waitFor, WebhookReceiver } from '../support/webhook-receiver';
 
 let t: TestApp;
 let receiver: WebhookReceiver;
@@ -31,6 +31,19 @@ function signatureOk(body: Buffer, header: string | string[] | undefined, secret
   return got.length === expected.length && timingSafeEqual(got, expected);
 }
 
+/**
+ * The events are dispatched (fan-out has written every delivery they will ever get) and no delivery of theirs is still
+ * pending: nothing more will be sent for them, so what has not arrived by now never will.
+ */
+async function settled(eventIds: string[]): Promise<boolean> {
+  const [{ open }] = await t.db.query(
+    `SELECT (SELECT count(*) FROM events WHERE id = ANY ($1) AND dispatched_at IS NULL)
+          + (SELECT count(*) FROM webhook_deliveries WHERE event_id = ANY ($1) AND status = 'pending') AS open`,
+    [eventIds],
+  );
+  return Number(open) === 0;
+}
+
 async function deliveries(p: CreatedPartner, subId: string) {
   return (await p.http.get(`/api/connect/webhooks/${subId}/deliveries`)).body.data.deliveries;
 }
@@ -42,7 +55,7 @@ describe('webhook delivery', () => {
     const b = await subscribe(p, ['user.registered'], 'second-secret-abcdefgh');
     const events = await recordEvents(t, scopeOf(p), ...PUBLIC_EVENT_TYPES);
     await waitFor(() => receiver.at(a.path).length === 9 && receiver.at(b.path).length === 1, 10_000, 'deliveries');
-    await sleep(300);
+    await waitFor(() => settled(events.map((e) => e.id)), 5000, 'every delivery final');
     expect(receiver.at(a.path)).toHaveLength(9);
     expect(receiver.at(b.path)).toHaveLength(1);
 
@@ -97,9 +110,18 @@ describe('webhook delivery', () => {
       `INSERT INTO webhook_subscriptions (id, partner_id, mode, url, events, secret_encrypted) VALUES ($1, $2, 'live', $3, ARRAY['course.enrolled'], 'v1:x:y:z')`,
       [`whk_${unique('l').replace('-', '')}`, live.partnerId, receiver.url(livePath)],
     );
-    await recordEvents(t, scopeOf(p), 'course.enrolled');
+    const [event] = await recordEvents(t, scopeOf(p), 'course.enrolled');
     await waitFor(() => receiver.at(wanted.path).length === 1, 5000, 'the matching delivery');
-    await sleep(700);
+    await waitFor(() => settled([event.id]), 5000, 'the event dispatched and its deliveries final');
+    // The disabled subscription's delivery is kept as skipped (for recover); no other subscription got one.
+    const rows: Array<{ subscription_id: string; status: string }> = await t.db.query(
+      `SELECT subscription_id, status FROM webhook_deliveries WHERE event_id = $1 ORDER BY status`,
+      [event.id],
+    );
+    expect(rows).toEqual([
+      { subscription_id: wanted.id, status: 'delivered' },
+      { subscription_id: disabled.id, status: 'skipped' },
+    ]);
     for (const path of [otherType.path, otherPartner.path, disabled.path, livePath]) expect(receiver.at(path)).toHaveLength(0);
     expect(receiver.at(wanted.path)).toHaveLength(1);
   });
@@ -174,14 +196,14 @@ describe('webhook delivery', () => {
     const p = await createPartner(t);
     const s = await subscribe(p, ['user.registered']);
     receiver.script(s.path, { status: 410 });
-    await recordEvents(t, scopeOf(p), 'user.registered');
+    const [first] = await recordEvents(t, scopeOf(p), 'user.registered');
     await waitFor(async () => (await p.http.get(`/api/connect/webhooks/${s.id}`)).body.data.status === 'disabled', 5000, 'disabled');
-    await sleep(1000);
+    await waitFor(() => settled([first.id]), 5000, 'the delivery final');
     expect(receiver.at(s.path)).toHaveLength(1);
     const [delivery] = await deliveries(p, s.id);
     expect(delivery).toMatchObject({ status: 'failed', attempts: 1, last_status_code: 410, next_attempt_at: null });
-    await recordEvents(t, scopeOf(p), 'user.registered');
-    await sleep(500);
+    const [later] = await recordEvents(t, scopeOf(p), 'user.registered');
+    await waitFor(() => settled([later.id]), 5000, 'the later event dispatched');
     expect(receiver.at(s.path)).toHaveLength(1);
   });
 

@@ -21,12 +21,23 @@ export async function startApp(env: Record<string, string> = {}, logStream?: Nod
     saved[k] = process.env[k];
     process.env[k] = v;
   }
-  const config = loadConfig();
-  const app = await createApp(config, { worker: config.runWorker, logStream });
-  await app.listen(0, '127.0.0.1');
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
+  let config: AppConfig;
+  let app: INestApplication;
+  try {
+    config = loadConfig();
+    app = await createApp(config, { worker: config.runWorker, logStream });
+    try {
+      await app.listen(0, '127.0.0.1');
+    } catch (e) {
+      // Closed here, as the caller gets no app to close: its pools, connections and timers would keep jest's worker alive.
+      await app.close();
+      throw e;
+    }
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
   }
   const address = app.getHttpServer().address() as { port: number };
   const baseUrl = `http://127.0.0.1:${address.port}`;

@@ -45,8 +45,12 @@ export default async function globalSetup(): Promise<void> {
   // The embedded search engine's word vectors, imported once for the run (an app would import them on its first start).
   const db = new DataSource({ ...dataSourceOptions(env.DATABASE_URL), extra: { max: 1 } });
   await db.initialize();
-  await ensureWordVectors(preparingSql(db));
-  await db.destroy();
+  try {
+    await ensureWordVectors(preparingSql(db));
+  } finally {
+    // Set-up runs in jest's own process: a pool left open there would keep it from exiting once the run fails.
+    await db.destroy();
+  }
   const dir = join(__dirname, '..', '.run');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'env.json'), JSON.stringify(env));

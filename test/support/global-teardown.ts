@@ -11,12 +11,16 @@ export default async function globalTeardown(): Promise<void> {
   const prefix = process.env.REDIS_PREFIX;
   if (prefix?.startsWith('pa-test-')) {
     const redis = new Redis(process.env.REDIS_URL!);
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-    await redis.quit();
+    try {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+        if (keys.length) await redis.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    } finally {
+      // Teardown runs in jest's own process: a connection left open there would keep it from exiting.
+      redis.disconnect();
+    }
   }
 }

@@ -39,6 +39,6 @@ describe('docker-compose.yml', () => {
   it('ships no database password: PostgreSQL listens on 127.0.0.1 only, with trust auth for local development', () => {
     expect(compose).not.toMatch(/POSTGRES_PASSWORD:\s*\S/);
     expect(compose).toMatch(/POSTGRES_HOST_AUTH_METHOD: trust/);
-    expect(compose).toMatch(/["']127\.0\.0\.1:\$\{PG_PORT:-5432\}:5432["']/);
+    expect(compose).toMatch(/['"]127\.0\.0\.1:\$\{PG_PORT:-5432\}:5432['"]/);
   });
 });

@@ -10,7 +10,8 @@ function slowDatabase(loadMs: number) {
     query: async (sql: string) => {
       if (/AS stamp/.test(sql)) return [{ stamp: String(++stamp) }];
       loads.push(Date.now());
-      await new Promise((r) => setTimeout(r, loadMs));
+      // Unref'd: a reload still "loading" when the file's tests are done must not hold jest's worker open.
+      await new Promise((r) => setTimeout(r, loadMs).unref());
       return [{ course_id: 7, embedding: [1, 0, 0] }];
     },
   } as unknown as DataSource;
