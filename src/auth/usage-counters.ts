@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { sqlOne } from '../common/database';
+import { sql, sqlOne } from '../common/database';
 import type { Mode } from '../common/scope';
 import { RedisService } from '../redis/redis.service';
 
@@ -78,7 +78,8 @@ export class UsageCounters implements OnApplicationBootstrap, BeforeApplicationS
       const values = await this.redis.client.mget(...keys);
       const rows = keys.flatMap((key, i) => (values[i] === null ? [] : [{ ...batch.get(key)!, calls: Number(values[i]) }]));
       if (!rows.length) return;
-      await this.dataSource.query(
+      await sql(
+        this.dataSource,
         `INSERT INTO usage_counters AS u (partner_id, mode, month, calls)
          SELECT * FROM unnest($1::int[], $2::varchar[], $3::char(7)[], $4::bigint[])
          ON CONFLICT (partner_id, mode, month) DO UPDATE SET calls = GREATEST(u.calls, EXCLUDED.calls), updated_at = now()`,

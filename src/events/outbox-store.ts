@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { sqlOne } from '../common/database';
+import { affected, sql, sqlOne } from '../common/database';
 import { DomainEvent, isPublicEventType } from './event-map';
 
 interface EventRow {
@@ -30,7 +30,8 @@ export class OutboxStore {
   /** A transaction's recorded events, in one multi-row INSERT inside that transaction. */
   async append(em: EntityManager, events: DomainEvent[]): Promise<void> {
     if (!events.length) return;
-    await em.query(
+    await sql(
+      em,
       `INSERT INTO events (id, partner_id, mode, type, payload, occurred_at)
        SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::varchar[], $5::jsonb[], $6::timestamptz[])`,
       [
@@ -49,7 +50,8 @@ export class OutboxStore {
    * relay holds. NO KEY UPDATE: deliveries reference events by key, and are inserted from another connection meanwhile.
    */
   async claimUndispatched(em: EntityManager, limit: number, graceSeconds: number): Promise<ClaimedEvents> {
-    const rows: EventRow[] = await em.query(
+    const rows = await sql<EventRow>(
+      em,
       `SELECT id, partner_id, mode, type, payload, occurred_at FROM events
         WHERE dispatched_at IS NULL AND created_at < now() - make_interval(secs => $1)
         ORDER BY created_at LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`,
@@ -70,7 +72,7 @@ export class OutboxStore {
 
   /** In the caller's transaction when given one (the relay's claim), else on its own. */
   async markDispatched(eventIds: string[], em: EntityManager = this.dataSource.manager): Promise<void> {
-    await em.query(`UPDATE events SET dispatched_at = now() WHERE id = ANY ($1::varchar[]) AND dispatched_at IS NULL`, [eventIds]);
+    await affected(em, `UPDATE events SET dispatched_at = now() WHERE id = ANY ($1::varchar[]) AND dispatched_at IS NULL`, [eventIds]);
   }
 
   /** Events committed but not yet fanned out to webhooks. */

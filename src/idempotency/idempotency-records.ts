@@ -112,7 +112,8 @@ export class IdempotencyRecords implements OnApplicationShutdown {
    * transaction (a refusal, a read). A row already holding a response keeps it: the first response wins.
    */
   private async store(responses: Response[]): Promise<void> {
-    await this.dataSource.query(
+    await sql(
+      this.dataSource,
       `INSERT INTO idempotency_keys AS k (scope_key, fingerprint, status, body, completed_at)
        SELECT *, now() FROM unnest($1::text[], $2::varchar[], $3::int[], $4::text[])
        ON CONFLICT (scope_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status, body = EXCLUDED.body, completed_at = now(),
