@@ -37,9 +37,13 @@ export function createRootLogger(config: Pick<AppConfig, 'logLevel'>, stream?: N
   };
   if (stream) return pino(options, stream as pino.DestinationStream);
   // Standard output, written in batches: one write(2) per 4 kB of lines instead of one per line (a request's line
-  // cost the catalogue more in the system call than in pino), flushed at least every 250 ms and on exit.
-  return pino(options, pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 }));
+  // cost the catalogue more in the system call than in pino), flushed at least every 250 ms and on exit. One writer
+  // per process, however many apps it builds (tests build dozens): each would flush (an fsync) every 250 ms forever.
+  stdoutDestination ??= pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 });
+  return pino(options, stdoutDestination);
 }
+
+let stdoutDestination: ReturnType<typeof pino.destination> | undefined;
 
 /**
  * The one line per request (warn for 4xx, error for 5xx), written when the response has been written; an observer
