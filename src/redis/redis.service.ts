@@ -20,6 +20,27 @@ export function requestPathRedisOptions(): RedisOptions {
 }
 
 /**
+ * A Lua script sent by its SHA1 (EVALSHA): a request sends a few dozen bytes instead of the script's text, and Redis
+ * skips hashing it on every call. A Redis that restarted empty (or whose scripts were flushed) answers NOSCRIPT once;
+ * EVAL then runs and reloads it.
+ */
+export function luaScript<T>(
+  client: Pick<Redis, 'evalsha' | 'eval'>,
+  lua: string,
+  numberOfKeys: number,
+): (...keysAndArgs: Array<string | number>) => Promise<T> {
+  const sha = createHash('sha1').update(lua).digest('hex');
+  return async (...keysAndArgs) => {
+    try {
+      return (await client.evalsha(sha, numberOfKeys, ...keysAndArgs)) as T;
+    } catch (e: unknown) {
+      if (!(e instanceof Error) || !e.message.startsWith('NOSCRIPT')) throw e;
+      return (await client.eval(lua, numberOfKeys, ...keysAndArgs)) as T;
+    }
+  };
+}
+
+/**
  * One shared ioredis client for counters, caches and locks, plus a subscriber for invalidation messages.
  * Every key goes through `key()` so deployments and test runs sharing a Redis never collide.
  */
@@ -62,20 +83,9 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     });
   }
 
-  /**
-   * A Lua script sent by its SHA1 (EVALSHA): the request path sends a few dozen bytes instead of the script's text,
-   * and Redis skips hashing it on every call. A Redis that restarted empty answers NOSCRIPT once; EVAL reloads it.
-   */
+  /** A Lua script of this client's, sent by its SHA1 (see luaScript). */
   script<T>(lua: string, numberOfKeys: number): (...keysAndArgs: Array<string | number>) => Promise<T> {
-    const sha = createHash('sha1').update(lua).digest('hex');
-    return async (...keysAndArgs) => {
-      try {
-        return (await this.client.evalsha(sha, numberOfKeys, ...keysAndArgs)) as T;
-      } catch (e: unknown) {
-        if (!(e instanceof Error) || !e.message.startsWith('NOSCRIPT')) throw e;
-        return (await this.client.eval(lua, numberOfKeys, ...keysAndArgs)) as T;
-      }
-    };
+    return luaScript<T>(this.client, lua, numberOfKeys);
   }
 
   async publish(channel: string, message: string): Promise<void> {
