@@ -32,7 +32,10 @@ const course = (id: number, title: string, description = ''): CourseText => ({ i
 const COURSES = [course(1, 'Cybersecurity basics'), course(2, 'Pottery with clay'), course(3, 'Recipes', 'Basics of cooking at home.')];
 
 describe('query expansion into the catalogue vocabulary, ranked by BM25F', () => {
-  const index = ExpandedBm25.build(COURSES, lookup, new Set());
+  let index: ExpandedBm25;
+  beforeAll(async () => {
+    index = await ExpandedBm25.build(COURSES, lookup, new Set());
+  });
   const loose = { ...EXPANSION, floor: 0.5 };
 
   it('a query word stands for its nearest catalogue words above the cosine floor, itself first when the catalogue uses it', () => {
@@ -52,8 +55,8 @@ describe('query expansion into the catalogue vocabulary, ranked by BM25F', () =>
     expect(scores[2]).toBe(0);
   });
 
-  it('the word itself counts more than a near word: the title saying "clay" beats the one saying only "pottery"', () => {
-    const withBoth = ExpandedBm25.build([course(1, 'Pottery'), course(2, 'Clay')], lookup, new Set());
+  it('the word itself counts more than a near word: the title saying "clay" beats the one saying only "pottery"', async () => {
+    const withBoth = await ExpandedBm25.build([course(1, 'Pottery'), course(2, 'Clay')], lookup, new Set());
     const scores = withBoth.score([{ word: 'clay', vector: WORDS.clay }], loose);
     expect(scores[1]).toBeGreaterThan(scores[0]);
     expect(scores[0]).toBeGreaterThan(0);
@@ -78,7 +81,10 @@ describe('term feedback (RM3) from the first pass', () => {
   // "firewall" is far from "hackers" in the vectors: only feedback from the course that says both can reach course 4.
   const more: Record<string, WordVector> = { ...WORDS, firewall: { v: unit(5), rank: 25_000 }, routers: { v: unit(6), rank: 26_000 } };
   const courses = [...COURSES, course(4, 'Firewall setup', 'Routers and firewall rules.'), course(5, 'Cybersecurity', 'Firewall routers.')];
-  const index = ExpandedBm25.build(courses, (w) => more[w], new Set());
+  let index: ExpandedBm25;
+  beforeAll(async () => {
+    index = await ExpandedBm25.build(courses, (w) => more[w], new Set());
+  });
   const loose = { ...EXPANSION, floor: 0.5 };
 
   it('takes the heaviest words of the best courses, weighted by their scores, summing to 1', () => {
@@ -108,7 +114,10 @@ describe('term feedback (RM3) from the first pass', () => {
 });
 
 describe('course and query vectors', () => {
-  const index = CourseVectorIndex.build(COURSES, lookup);
+  let index: CourseVectorIndex;
+  beforeAll(async () => {
+    index = await CourseVectorIndex.build(COURSES, lookup);
+  });
 
   it('ranks courses by cosine to the query vector, best first, above the floor', () => {
     const q = index.queryVector(['clay'], lookup)!;
@@ -203,5 +212,18 @@ describe('word vectors from the npm package', () => {
       ['pottery', 5],
     ]);
     expect(count).toBe(3);
+  });
+});
+
+describe('building an index', () => {
+  it('yields to the event loop while it works, so requests are served during a rebuild', async () => {
+    const many = Array.from({ length: 1000 }, (_, i) => course(i + 1, `Pottery ${i}`, 'Clay and recipes.'));
+    let ranMeanwhile = false;
+    setImmediate(() => (ranMeanwhile = true));
+    const build = ExpandedBm25.build(many, lookup, new Set());
+    expect(ranMeanwhile).toBe(false);
+    const index = await build;
+    expect(ranMeanwhile).toBe(true);
+    expect(index.ids).toHaveLength(1000);
   });
 });

@@ -1,4 +1,4 @@
-import { addScaled, DIMENSIONS, finishRow, principalComponent, SIF, sifWeight } from './vectors';
+import { addScaled, DIMENSIONS, finishRow, principalComponent, SIF, sifWeight, yieldEvery } from './vectors';
 import { words } from '../search-lexicon';
 
 /** A word's unit vector and its frequency rank in the vectors' source text. */
@@ -42,10 +42,12 @@ export class CourseVectorIndex {
     return new CourseVectorIndex(new Int32Array(), new Float32Array(), null);
   }
 
-  static build(courses: CourseText[], lookup: WordLookup): CourseVectorIndex {
+  static async build(courses: CourseText[], lookup: WordLookup): Promise<CourseVectorIndex> {
     const rows = new Float32Array(courses.length * DIMENSIONS);
     // Every course has a row, in the order given (a course none of whose words has a vector keeps a zero row).
-    courses.forEach((course, at) => {
+    for (let at = 0; at < courses.length; at++) {
+      await yieldEvery(at);
+      const course = courses[at];
       for (const [field, fieldWeight] of FIELD_WEIGHTS) {
         for (const word of words(course[field])) {
           const wv = lookup(word);
@@ -53,7 +55,7 @@ export class CourseVectorIndex {
           addScaled(rows, at, wv.v, fieldWeight * sifWeight(wv.rank));
         }
       }
-    });
+    }
     const pc = principalComponent(rows, courses.length);
     for (let r = 0; r < courses.length; r++) finishRow(rows, r, pc);
     return new CourseVectorIndex(

@@ -6,7 +6,7 @@ import { SearchSql } from '../search-database';
 import { words as wordsOf } from '../search-lexicon';
 import { CourseText, CourseVectorIndex, WordVector } from './course-vector-index';
 import { EXPANSION, ExpandedBm25 } from './expanded-bm25';
-import { fromBytes } from './vectors';
+import { fromBytes, yieldEvery } from './vectors';
 import { ensureWordVectors } from './word-vector-import';
 
 /** The database the engine prepares itself from (the app's own pool: imports and loads are slow by design). */
@@ -159,10 +159,14 @@ export class EmbeddedSemantic {
       after = page[page.length - 1].id;
     }
     const distinct = new Set<string>();
-    for (const c of courses) for (const field of [c.title, c.category, c.topics, c.description]) for (const w of wordsOf(field)) distinct.add(w);
+    for (let i = 0; i < courses.length; i++) {
+      await yieldEvery(i);
+      const c = courses[i];
+      for (const field of [c.title, c.category, c.topics, c.description]) for (const w of wordsOf(field)) distinct.add(w);
+    }
     const vocabulary = await this.loadWords([...distinct]);
-    const index = CourseVectorIndex.build(courses, (w) => vocabulary.get(w));
-    const expanded = ExpandedBm25.build(courses, (w) => vocabulary.get(w), this.stopwords);
+    const index = await CourseVectorIndex.build(courses, (w) => vocabulary.get(w));
+    const expanded = await ExpandedBm25.build(courses, (w) => vocabulary.get(w), this.stopwords);
     // Swapped in at once: a search sees the old indexes or the new ones, never half of each.
     this.vocabulary = vocabulary;
     this.index = index;

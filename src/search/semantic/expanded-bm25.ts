@@ -1,6 +1,6 @@
 import { words } from '../search-lexicon';
 import { CourseText, WordLookup, WordVector } from './course-vector-index';
-import { DIMENSIONS, SIF, sifWeight } from './vectors';
+import { DIMENSIONS, SIF, sifWeight, yieldEvery } from './vectors';
 
 type Field = keyof Omit<CourseText, 'id'>;
 
@@ -71,7 +71,7 @@ export class ExpandedBm25 {
     return new ExpandedBm25([], new Map(), new Float32Array(), [], [], new Int32Array(), new Int32Array(1), new Int32Array(), new Float32Array());
   }
 
-  static build(courses: CourseText[], lookup: WordLookup, stopwords: Set<string>): ExpandedBm25 {
+  static async build(courses: CourseText[], lookup: WordLookup, stopwords: Set<string>): Promise<ExpandedBm25> {
     const fields = Object.entries(BM25F.fields) as Array<[Field, { weight: number; b: number }]>;
     const position = new Map<string, number>();
     const vocabulary: string[] = [];
@@ -81,10 +81,15 @@ export class ExpandedBm25 {
     // Field lengths (in words) of every course, for the length normalisation: a first pass that keeps no words (holding
     // every course's words at once would cost more memory than the index itself at 20,000 courses).
     const lengths = fields.map(() => new Float32Array(courses.length));
-    courses.forEach((course, c) => fields.forEach(([field], f) => (lengths[f][c] = words(course[field]).length)));
+    for (let c = 0; c < courses.length; c++) {
+      await yieldEvery(c);
+      fields.forEach(([field], f) => (lengths[f][c] = words(courses[c][field]).length));
+    }
     const mean = lengths.map((l) => l.reduce((a, b) => a + b, 0) / Math.max(1, courses.length) || 1);
     const tf = new Map<number, number>();
-    courses.forEach((course, c) => {
+    for (let c = 0; c < courses.length; c++) {
+      await yieldEvery(c);
+      const course = courses[c];
       tf.clear();
       fields.forEach(([field, { weight, b }], f) => {
         const norm = weight / (1 - b + (b * lengths[f][c]) / mean[f]);
@@ -108,7 +113,7 @@ export class ExpandedBm25 {
         postingCourses[at].push(c);
         postingTf[at].push(x);
       }
-    });
+    }
     const n = courses.length;
     const matrix = new Float32Array(vocabulary.length * DIMENSIONS);
     vectors.forEach((wv, i) => matrix.set(wv.v, i * DIMENSIONS));

@@ -75,3 +75,14 @@ export function principalComponent(rows: Float32Array, count: number): Float32Ar
   }
   return v;
 }
+
+/** Courses handled between two yields to the event loop while an index is built (see yieldEvery). */
+const BUILD_SLICE = 100;
+
+/**
+ * Lets other work run every BUILD_SLICE items of a long build: an index of a large catalogue takes seconds of CPU,
+ * and one synchronous block of that length would hold every request of the process (and time out its Redis commands).
+ */
+export async function yieldEvery(i: number): Promise<void> {
+  if (i > 0 && i % BUILD_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+}
