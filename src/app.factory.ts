@@ -31,9 +31,6 @@ export const UNPREFIXED_ROUTES = [
   { path: 'metrics', method: RequestMethod.GET },
 ];
 
-/** How long an idle keep-alive connection stays open: longer than clients' and balancers' own idle timeouts. */
-export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
-
 export interface CreateAppOptions {
   worker: boolean;
   logStream?: NodeJS.WritableStream;
@@ -58,13 +55,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   // Before anything else: the request id (kept for every log line written on the request's behalf), the deadline
   // (a request is answered within REQUEST_TIMEOUT_MS even when PostgreSQL or Redis is stuck), its log line and metrics.
   app.use(requestLifecycle(config.requestTimeoutMs, [requestLogLine(logger.pino), app.get(HttpMetrics).observe]));
-  const server = app.getHttpServer();
-  answerClientErrorsWithEnvelope(server);
-  // Idle keep-alive sockets outlive the client's and the balancer's idle timeouts (fetch/undici drops its own after a
-  // few seconds, nginx and cloud balancers after 60 s): a server that closed first could do so just as a client sent
-  // on that socket, which then fails with ECONNRESET. Headers must still arrive within a bound longer than that.
-  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
+  answerClientErrorsWithEnvelope(app.getHttpServer());
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);

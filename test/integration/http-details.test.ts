@@ -109,13 +109,3 @@ describe('HTTP details (wrong methods, unknown paths, bodies of the wrong shape)
     expect(Object.keys(ERROR_CODES).filter((code) => !html.includes(`<code>${code}</code>`))).toEqual([]);
   });
 });
-
-describe('keep-alive', () => {
-  it('keeps idle connections open longer than clients and balancers do, so a reused socket is never closed under a request', async () => {
-    const server = t.app.getHttpServer() as import('node:http').Server;
-    expect(server.keepAliveTimeout).toBe(65_000);
-    expect(server.headersTimeout).toBeGreaterThan(server.keepAliveTimeout);
-    const res = await fetch(`${t.baseUrl}/health/live`);
-    expect(res.headers.get('keep-alive')).toBe('timeout=65');
-  });
-});
