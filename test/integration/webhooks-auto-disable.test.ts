@@ -54,8 +54,9 @@ describe('auto-disable after WEBHOOK_DISABLE_AFTER_MS of failures (contract 15)'
     );
     expect(disabled.disabled_reason).toBe('Every delivery failed for more than 1 second, with no success.');
     const attempts = receiver.at(s.path);
-    // Disabled by a failure recorded more than a second after the first one (recorded after its answer, so sent a little earlier).
-    expect(attempts.length).toBeGreaterThanOrEqual(3);
+    // Disabled by a failure recorded more than a second after the first one (recorded after its answer, so sent a little
+    // earlier): usually the third attempt, the second when a loaded machine spaced the first two that far apart.
+    expect(attempts.length).toBeGreaterThanOrEqual(2);
     expect(attempts[attempts.length - 1].receivedAt - attempts[0].receivedAt).toBeGreaterThanOrEqual(DISABLE_AFTER_MS - 400);
 
     // The delivery still retrying is not sent again: it is skipped when it comes due, and so is a new event.
