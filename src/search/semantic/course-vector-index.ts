@@ -1,3 +1,4 @@
+import { DotKernel } from './dot-kernel';
 import { addScaled, DIMENSIONS, finishRow, principalComponent, SIF, sifWeight, yieldEvery } from './vectors';
 import { words } from '../search-lexicon';
 
@@ -32,18 +33,23 @@ const FIELD_WEIGHTS: Array<[keyof Omit<CourseText, 'id'>, number]> = [
  * way, so cosine says how close a question is to a course in meaning, even when they share no word.
  */
 export class CourseVectorIndex {
+  private readonly rows: Float32Array;
+
   private constructor(
     readonly ids: Int32Array,
-    private readonly rows: Float32Array,
+    private readonly kernel: DotKernel,
     private readonly pc: Float32Array | null,
-  ) {}
+  ) {
+    this.rows = kernel.matrix;
+  }
 
   static empty(): CourseVectorIndex {
-    return new CourseVectorIndex(new Int32Array(), new Float32Array(), null);
+    return new CourseVectorIndex(new Int32Array(), DotKernel.create(0), null);
   }
 
   static async build(courses: CourseText[], lookup: WordLookup): Promise<CourseVectorIndex> {
-    const rows = new Float32Array(courses.length * DIMENSIONS);
+    const kernel = DotKernel.create(courses.length);
+    const rows = kernel.matrix;
     // Every course has a row, in the order given (a course none of whose words has a vector keeps a zero row).
     for (let at = 0; at < courses.length; at++) {
       await yieldEvery(at);
@@ -60,7 +66,7 @@ export class CourseVectorIndex {
     for (let r = 0; r < courses.length; r++) finishRow(rows, r, pc);
     return new CourseVectorIndex(
       Int32Array.from(courses, (c) => c.id),
-      rows,
+      kernel,
       pc,
     );
   }
@@ -101,26 +107,16 @@ export class CourseVectorIndex {
 
   /** Each course's cosine to the query vector, by position in `ids`. */
   cosines(query: Float32Array): Float32Array {
-    const D = DIMENSIONS;
-    const out = new Float32Array(this.ids.length);
-    const rows = this.rows;
-    for (let r = 0, o = 0; r < this.ids.length; r++, o += D) {
-      let s = 0;
-      for (let i = 0; i < D; i++) s += rows[o + i] * query[i];
-      out[r] = s;
-    }
-    return out;
+    return this.kernel.dots(query);
   }
 
   /** Courses by cosine to the query vector, best first, at most `max`, none below `floor`. */
   nearest(query: Float32Array, max: number, floor: number): Array<{ id: number; score: number }> {
-    const D = DIMENSIONS;
     const scored: Array<{ id: number; score: number }> = [];
-    const rows = this.rows;
+    const sims = this.kernel.dots(query);
     let worst = floor;
-    for (let r = 0, o = 0; r < this.ids.length; r++, o += D) {
-      let s = 0;
-      for (let i = 0; i < D; i++) s += rows[o + i] * query[i];
+    for (let r = 0; r < this.ids.length; r++) {
+      const s = sims[r];
       if (s < worst) continue;
       scored.push({ id: this.ids[r], score: s });
       // Keep the list short: once it is twice the size wanted, drop the lower half and raise the bar.

@@ -1,5 +1,6 @@
 import { words } from '../search-lexicon';
 import { CourseText, WordLookup, WordVector } from './course-vector-index';
+import { DotKernel } from './dot-kernel';
 import { DIMENSIONS, SIF, sifWeight, yieldEvery } from './vectors';
 
 type Field = keyof Omit<CourseText, 'id'>;
@@ -56,7 +57,7 @@ export class ExpandedBm25 {
   private constructor(
     private readonly vocabulary: string[],
     private readonly position: Map<string, number>,
-    private readonly matrix: Float32Array,
+    private readonly vectors: DotKernel,
     private readonly postingsCourse: Int32Array[],
     private readonly postingsWeight: Float32Array[],
     readonly ids: Int32Array,
@@ -68,7 +69,7 @@ export class ExpandedBm25 {
   ) {}
 
   static empty(): ExpandedBm25 {
-    return new ExpandedBm25([], new Map(), new Float32Array(), [], [], new Int32Array(), new Int32Array(1), new Int32Array(), new Float32Array());
+    return new ExpandedBm25([], new Map(), DotKernel.create(0), [], [], new Int32Array(), new Int32Array(1), new Int32Array(), new Float32Array());
   }
 
   static async build(courses: CourseText[], lookup: WordLookup, stopwords: Set<string>): Promise<ExpandedBm25> {
@@ -115,8 +116,8 @@ export class ExpandedBm25 {
       }
     }
     const n = courses.length;
-    const matrix = new Float32Array(vocabulary.length * DIMENSIONS);
-    vectors.forEach((wv, i) => matrix.set(wv.v, i * DIMENSIONS));
+    const kernel = DotKernel.create(vocabulary.length);
+    vectors.forEach((wv, i) => kernel.matrix.set(wv.v, i * DIMENSIONS));
     const k1 = BM25F.k1;
     const postingsCourse = postingCourses.map((p) => Int32Array.from(p));
     const postingsWeight = postingTf.map((p) => {
@@ -140,7 +141,7 @@ export class ExpandedBm25 {
     return new ExpandedBm25(
       vocabulary,
       position,
-      matrix,
+      kernel,
       postingsCourse,
       postingsWeight,
       Int32Array.from(courses, (c) => c.id),
@@ -172,13 +173,11 @@ export class ExpandedBm25 {
   /** The `count` catalogue words nearest to `v` at or above `floor` (`own` first, with cosine 1, when given), without over-common ones. */
   private nearest(v: Float32Array, count: number, floor: number, own?: number): Array<{ at: number; sim: number }> {
     const options = { neighbours: count, floor };
-    const D = DIMENSIONS;
-    const m = this.matrix;
+    const sims = this.vectors.dots(v);
     const found: Array<{ at: number; sim: number }> = [];
     let bar = options.floor;
-    for (let r = 0, o = 0; r < this.vocabulary.length; r++, o += D) {
-      let s = 0;
-      for (let i = 0; i < D; i++) s += m[o + i] * v[i];
+    for (let r = 0; r < this.vocabulary.length; r++) {
+      const s = sims[r];
       if (s < bar) continue;
       found.push({ at: r, sim: s });
       if (found.length >= 4 * options.neighbours) {
