@@ -56,6 +56,9 @@ describe('X-Content-Type-Options: nosniff on every JSON response', () => {
 describe('Swagger UI', () => {
   it.each(['/docs', '/docs/', '/docs/swagger-ui-init.js'])('%s may not be framed by any page', async (path) => {
     const res = await fetch(`${t.baseUrl}${path}`);
+    // Read to the end: an unread body (swagger-ui-init.js carries the 1 MB OpenAPI document) keeps fetch's socket
+    // open after the app has closed, with the server's FIN queued behind the unread bytes: jest's worker could not exit.
+    await res.arrayBuffer();
     expect(res.status).toBe(200);
     expect(res.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
     expect(res.headers.get('x-frame-options')).toBe('DENY');
