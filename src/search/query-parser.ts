@@ -78,7 +78,8 @@ function organisationCandidates(text: string, lexicon: SearchLexicon): Extracted
   const before = text.trim().slice(0, m.index);
   for (let n = head.length; n >= 1; n--) {
     const phrase = head.slice(0, n).join(' ');
-    if (phrase.length < 2) continue;
+    // Function words alone name no organisation ("at the top of …": "the" is in many organisations' names).
+    if (phrase.length < 2 || head.slice(0, n).every((w) => lexicon.stopwords.has(w))) continue;
     out.push({ phrase: lexicon.organisations.get(phrase) ?? phrase, rest: `${before} ${after.slice(n).join(' ')}`.trim() });
   }
   return out;

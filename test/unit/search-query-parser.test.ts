@@ -23,6 +23,14 @@ describe('search query parser', () => {
     expect(extractFilters('python by mit', lexicon).organisationCandidates).toEqual([{ phrase: 'Massachusetts Institute of Technology', rest: 'python' }]);
   });
 
+  it('offers no phrase of function words alone ("the" is in many organisations\' names)', () => {
+    expect(extractFilters('show up at the top of google results', lexicon).organisationCandidates).toEqual([]);
+    expect(extractFilters('courses from the open university', lexicon).organisationCandidates.map((c) => c.phrase)).toEqual([
+      'the open university',
+      'the open',
+    ]);
+  });
+
   it('groups synonyms, takes the first category name as a filter and drops topic-less words', () => {
     const filters = {};
     const concepts = buildConcepts(words('I want to learn ML and web dev in computer science'), lexicon, filters);

@@ -1,10 +1,10 @@
 /**
- * Search quality: `npm run search:eval` (`--verbose` prints every query of the tuning half).
+ * Search quality: `npm run search:eval` (`--verbose` prints every tuning question).
  *
  * Creates a scratch database on the PostgreSQL server of DATABASE_URL (or SEARCH_EVAL_DATABASE_URL), migrates it,
  * loads the real catalogue (data/*.csv) and the embedded engine's word vectors, and runs the judged queries of
- * data/search-eval.json (the old set), data/search-eval-learners.json (its tuning and held-out halves) and the later
- * held-out sets data/search-eval-fresh.json (held-out 2) and data/search-eval-fresh3.json (held-out 3) through a
+ * data/search-eval.json (the old set), data/search-eval-learners.json (its tuning and held-out halves), more tuning
+ * questions (data/search-eval-tuning2.json, tuning 2: tuned on like the tuning half) and the later held-out sets data/search-eval-fresh.json (held-out 2) and data/search-eval-fresh3.json (held-out 3) through a
  * plain BM25 baseline (wink-bm25-text-search) over the same courses, our lexical ranking alone, and ours (lexical fused
  * with the embedded semantic engine; with SEARCH_EMBEDDINGS_URL set, with the hosted model too). Prints one table of
  * nDCG@10 per kind of query and set, then drops the database.
@@ -37,7 +37,7 @@ interface Judged {
 type Ranker = (query: string) => Promise<string[]>;
 
 const KINDS = ['natural', 'paraphrase', 'keyword', 'typo', 'filter', 'organisation'];
-const SETS = ['old set', 'tuning half', 'held-out half', 'held-out 2', 'held-out 3'] as const;
+const SETS = ['old set', 'tuning half', 'tuning 2', 'held-out half', 'held-out 2', 'held-out 3'] as const;
 
 function load(file: string): Judged[] {
   return (JSON.parse(readFileSync(join(projectRoot(), 'data', file), 'utf8')) as { queries: Judged[] }).queries;
@@ -45,7 +45,7 @@ function load(file: string): Judged[] {
 
 async function main(): Promise<void> {
   const verbose = process.argv.includes('--verbose');
-  // --tuning: the old set and the tuning half only (what tuning may look at); --keep: leave the scratch database and
+  // --tuning: the old set, the tuning half and tuning 2 only (what tuning may look at); --keep: leave the scratch database and
   // print its URL; --reuse URL: run on such a database (faster repeated runs while tuning).
   const tuningOnly = process.argv.includes('--tuning');
   // SEARCH_EVAL_FUSION='{"lexicalWeak":0.3}': try other fusion weights (with --tuning only: never chosen on held-out sets).
@@ -57,6 +57,7 @@ async function main(): Promise<void> {
   const sets: Record<(typeof SETS)[number], Judged[]> = {
     'old set': load('search-eval.json'),
     'tuning half': load('search-eval-learners.json').filter((q) => q.split === 'tuning'),
+    'tuning 2': load('search-eval-tuning2.json'),
     'held-out half': load('search-eval-learners.json').filter((q) => q.split === 'held-out'),
     'held-out 2': load('search-eval-fresh.json'),
     'held-out 3': load('search-eval-fresh3.json'),
@@ -107,7 +108,7 @@ async function main(): Promise<void> {
           for (const kind of [judged.kind, 'all']) scores.set(key(set, name, kind), [...(scores.get(key(set, name, kind)) ?? []), s]);
           line.push(`${name} ${s.toFixed(2)}`);
         }
-        if (verbose && set === 'tuning half') process.stdout.write(`${set.padEnd(14)} ${judged.kind.padEnd(12)} ${line.join('  ')}  ${judged.query}\n`);
+        if (verbose && set.startsWith('tuning')) process.stdout.write(`${set.padEnd(14)} ${judged.kind.padEnd(12)} ${line.join('  ')}  ${judged.query}\n`);
       }
     }
 
