@@ -14,6 +14,8 @@ const common = {
 };
 const withServices = {
   ...common,
+  // Node's environment plus a quick exit once a worker's loop has drained (test/support/service-environment.js says why).
+  testEnvironment: '<rootDir>/test/support/service-environment.js',
   // Project-level set-up runs only when the project has tests to run; it prepares one database for both projects.
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

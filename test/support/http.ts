@@ -1,3 +1,9 @@
+import { Agent } from 'undici';
+
+// Idle sockets are dropped after 1 s, well before the server's 5 s keep-alive timeout. With fetch's default (4 s: the
+// server's hint less 1 s) a loaded machine raced: a request went out on a socket the server was closing, ECONNRESET.
+const dispatcher = new Agent({ keepAliveTimeout: 1000, keepAliveMaxTimeout: 1000 });
+
 export interface HttpResult<T = any> {
   status: number;
   headers: Headers;
@@ -38,7 +44,9 @@ export class HttpClient {
       body = JSON.stringify(options.body);
       headers['Content-Type'] ??= 'application/json';
     }
-    const res = await fetch(this.baseUrl + path, { method, headers, body, redirect: 'manual' });
+    // undici's Agent and @types/node's copy of undici's types describe the same dispatcher differently.
+    const init = { method, headers, body, redirect: 'manual', dispatcher } as unknown as RequestInit;
+    const res = await fetch(this.baseUrl + path, init);
     const text = await res.text();
     let parsed: unknown = text;
     try {
