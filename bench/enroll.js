@@ -17,7 +17,7 @@
  *
  * Environment: BENCH_DATABASE_URL (admin connection, default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_REDIS_URL (redis://127.0.0.1:6379/0), BENCH_DURATION seconds per run (8), BENCH_ROUNDS (3),
- * BENCH_CONNECTIONS (32), BENCH_USERS (60000), BENCH_LOG_LEVEL of the service (info, written to /dev/null).
+ * BENCH_CONNECTIONS (32), BENCH_WARMUP seconds per side before the rounds (20), BENCH_USERS (150000), BENCH_LOG_LEVEL of the service (info, written to /dev/null).
  */
 const { existsSync } = require('node:fs');
 const { randomBytes } = require('node:crypto');
@@ -44,6 +44,10 @@ const { formatStatements, formatWaits, sampleWaits, statements } = require('./pg
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+// Seconds of warm-up per side before the measured rounds: the service's CPU per enrolment kept falling for about 30 s
+// of load (V8 optimising the request path: 2.5 ms in the first 8 s, 1.5 ms by the fifth round), so 500 requests left
+// the first rounds measuring a cold process.
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const USERS = Number(process.env.BENCH_USERS ?? 150_000);
 const PROFILE = process.env.BENCH_PG_PROFILE === 'true';
@@ -95,11 +99,11 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const id22 = () => randomBytes(16).toString('base64url').slice(0, 22);
 
 /** The service's enrolment statements from a plain pg pool, CONNECTIONS loops for DURATION seconds. */
-async function plainEnrolments(pool, scope, courseId, take) {
+async function plainEnrolments(pool, scope, courseId, take, seconds = DURATION) {
   const latencies = [];
   let ok = 0;
   let bad = 0;
-  const until = Date.now() + DURATION * 1000;
+  const until = Date.now() + seconds * 1000;
   const one = async () => {
     const userId = take();
     const started = performance.now();
@@ -194,8 +198,8 @@ async function main() {
   const scope = { partnerId: partner.partner_id };
 
   // Warm-up of both sides on learners the measured runs do not use (JIT, pools); counted in the invariants like any other.
-  await measure(url, partner.api_key, '/api/enroll', (id) => ({ user_id: id, course_id: courseId }), take, { amount: 500 });
-  await plainEnrolments(pool, scope, courseId, take);
+  await measure(url, partner.api_key, '/api/enroll', (id) => ({ user_id: id, course_id: courseId }), take, { duration: WARMUP });
+  await plainEnrolments(pool, scope, courseId, take, WARMUP);
   if (PROFILE) await statements(databaseUrl, dbName, { reset: true });
 
   const rounds = [];
@@ -254,7 +258,7 @@ async function main() {
   if (enrollBad || topup.bad) violations.push(`non-2xx or failed requests: enrol ${enrollBad}, top-up ${topup.bad}`);
 
   const lines = [
-    `${CONNECTIONS} concurrent, ${DURATION} s per run, ${ROUNDS} interleaved rounds, Node ${process.version}`,
+    `${CONNECTIONS} concurrent, ${WARMUP} s warm-up per side, then ${DURATION} s per run, ${ROUNDS} interleaved rounds, Node ${process.version}`,
     `enrol with credit deduction, one hot course (medians):`,
     `  service (HTTP, keyed):    ${serviceRps.toFixed(0)}/s   rounds: ${rounds.map((r) => `${r.service.rps.toFixed(0)} (p50 ${r.service.p50}, p99 ${r.service.p99} ms)`).join(', ')}`,
     `  plain pg, same statements: ${plainRps.toFixed(0)}/s   rounds: ${rounds.map((r) => `${r.plain.rps.toFixed(0)} (p50 ${r.plain.p50}, p99 ${r.plain.p99} ms)`).join(', ')}`,
