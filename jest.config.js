@@ -24,6 +24,11 @@ const withServices = {
 module.exports = {
   testTimeout: 30000,
   maxWorkers: 2,
+  // How long jest waits for a worker to leave before it forces it and warns. Measured in full runs: both workers had
+  // nothing but stdio open at jest's END message and left at once (test/support/service-environment.js), yet jest warned
+  // once per run with its default 500 ms: its own loop, busy at the end of a run, ran that timer before it read the
+  // workers' exit. A worker kept alive by a leaked handle still gets forced and reported, 3 s later.
+  workerGracefulExitTimeout: 3000,
   // No forceExit: every tier closes what it opens (apps, Redis and BullMQ connections, pools, servers, timers), so jest
   // exits by itself, on failure too. A handle left open now shows as "a worker process has failed to exit gracefully".
   projects: [
