@@ -33,15 +33,11 @@ const FIELD_WEIGHTS: Array<[keyof Omit<CourseText, 'id'>, number]> = [
  * way, so cosine says how close a question is to a course in meaning, even when they share no word.
  */
 export class CourseVectorIndex {
-  private readonly rows: Float32Array;
-
   private constructor(
     readonly ids: Int32Array,
     private readonly kernel: DotKernel,
     private readonly pc: Float32Array | null,
-  ) {
-    this.rows = kernel.matrix;
-  }
+  ) {}
 
   static empty(): CourseVectorIndex {
     return new CourseVectorIndex(new Int32Array(), DotKernel.create(0), null);
@@ -101,7 +97,8 @@ export class CourseVectorIndex {
     const out = Float32Array.from(query);
     if (!positions.length) return out;
     const w = weight / positions.length;
-    for (const p of positions) for (let i = 0, o = p * D; i < D; i++) out[i] += w * this.rows[o + i];
+    const rows = this.kernel.matrix;
+    for (const p of positions) for (let i = 0, o = p * D; i < D; i++) out[i] += w * rows[o + i];
     return out;
   }
 

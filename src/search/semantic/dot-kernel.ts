@@ -1,4 +1,4 @@
-import { DIMENSIONS, dotAt } from './vectors';
+import { DIMENSIONS } from './vectors';
 
 /** dot-kernel.wat, compiled (wabt's wat2wasm, SIMD on); test/unit/dot-kernel.test.ts checks the bytes against the source. */
 export const DOT_KERNEL_WASM = Buffer.from(
@@ -18,13 +18,14 @@ interface KernelExports {
 }
 const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
-const ROW_BYTES = DIMENSIONS * 4; // the kernel's rows are 400 bytes: dot-kernel.wat has the constant
+const ROW_BYTES = DIMENSIONS * 4; // 400 bytes, dot-kernel.wat's constant
 const PAGE = 65_536;
 let compiled: object | null | undefined;
 
 /** The compiled kernel, or null where this runtime has no WebAssembly SIMD (the scans then run in JavaScript). */
 function kernelModule(): object | null {
-  if (compiled === undefined) compiled = wasm.validate(DOT_KERNEL_WASM) ? new wasm.Module(DOT_KERNEL_WASM) : null;
+  // The kernel's rows are 100 floats (a constant of the WAT): other dimensions take the JavaScript path.
+  if (compiled === undefined) compiled = DIMENSIONS === 100 && wasm.validate(DOT_KERNEL_WASM) ? new wasm.Module(DOT_KERNEL_WASM) : null;
   return compiled;
 }
 
@@ -78,7 +79,11 @@ export class DotKernel {
     }
     const out = new Float32Array(this.rows);
     const m = this.matrix;
-    for (let r = 0, o = 0; r < this.rows; r++, o += D) out[r] = dotAt(m, o, query);
+    for (let r = 0, o = 0; r < this.rows; r++, o += D) {
+      let s = 0;
+      for (let i = 0; i < D; i++) s += m[o + i] * query[i];
+      out[r] = s;
+    }
     return out;
   }
 }

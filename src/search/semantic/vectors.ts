@@ -25,25 +25,6 @@ export function sifWeight(rank: number, a = SIF.a): number {
   return a / (a + 1 / (rank * HARMONIC));
 }
 
-/**
- * The dot product of `v` with the DIMENSIONS floats of `m` from `offset`, in four running sums: V8 does not vectorise,
- * and four independent chains keep the CPU's floating-point units busy (1.7× faster than one chain at 20,000 rows).
- */
-export function dotAt(m: Float32Array, offset: number, v: Float32Array): number {
-  const D = DIMENSIONS; // a multiple of 4
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  for (let i = 0; i < D; i += 4) {
-    s0 += m[offset + i] * v[i];
-    s1 += m[offset + i + 1] * v[i + 1];
-    s2 += m[offset + i + 2] * v[i + 2];
-    s3 += m[offset + i + 3] * v[i + 3];
-  }
-  return s0 + s1 + s2 + s3;
-}
-
 /** Adds `weight × v` into `into` at row `at` (rows of DIMENSIONS floats). */
 export function addScaled(into: Float32Array, at: number, v: Float32Array, weight: number): void {
   const D = DIMENSIONS;
