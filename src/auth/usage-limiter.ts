@@ -11,7 +11,7 @@ import { UsageCounters } from './usage-counters';
  * A missing quota counter (Redis lost its data, or a new month) counts nothing and says so ({3}): the caller
  * restores it from PostgreSQL and runs the script again.
  */
-const SCRIPT = `
+export const CONSUME_SCRIPT = `
 if tonumber(ARGV[2]) >= 0 and redis.call('EXISTS', KEYS[2]) == 0 then return {3, 0, 0} end
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('PEXPIRE', KEYS[1], 2000) end
@@ -68,7 +68,7 @@ export class UsageLimiter {
     private readonly redis: RedisService,
     private readonly counters: UsageCounters,
   ) {
-    this.consumeScript = redis.script(SCRIPT, 2);
+    this.consumeScript = redis.script(CONSUME_SCRIPT, 2);
     this.windowScript = redis.script(WINDOW_SCRIPT, 1);
   }
 

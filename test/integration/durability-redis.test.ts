@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { USAGE_FLUSH_MS } from '../../src/auth/usage-counters';
-import { UsageLimiter } from '../../src/auth/usage-limiter';
+import { CONSUME_SCRIPT, UsageLimiter } from '../../src/auth/usage-limiter';
 import { startApp, TestApp } from '../support/app';
 import { createPartner, CreatedPartner, unique } from '../support/factories';
 import { ServiceProcess, startWorkerProcess } from '../support/processes';
@@ -115,10 +116,13 @@ describe('the monthly quota survives Redis losing its data', () => {
     const afterFlush = await starter.http.get('/api/courses');
     expect(afterFlush.headers.get('x-quota-remaining')).toBe(String(500 - 5));
     await sleep(USAGE_FLUSH_MS + 500);
+    // Restarted empty, Redis has no scripts either: the guard's EVALSHA gets NOSCRIPT and falls back to EVAL.
     await redis.restartEmpty();
     const me = await retryWhile503(() => starter.http.get('/api/partners/me'));
     expect(me.status).toBe(200);
     expect(me.body.data.usage).toMatchObject({ calls: 6, limit: 500, remaining: 494 });
+    // Only EVAL can have put the quota script back into a Redis restarted empty: the guard fell back from EVALSHA.
+    expect(await redis.client.script('EXISTS', createHash('sha1').update(CONSUME_SCRIPT).digest('hex'))).toEqual([1]);
   });
 
   it('stays exact under concurrency after a wipe: with 30 calls left, 30 of 45 parallel calls pass', async () => {

@@ -99,6 +99,14 @@ describe("POST /api/search understands questions asked in the learner's own word
     expect(titles(res)).toContain(title);
   });
 
+  it('takes no function word for an organisation: "at the top of google results" filters to no university', async () => {
+    const res = await api.post('/api/search', { query: 'make my website show up at the top of google results', limit: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.interpreted.organisation).toBeUndefined();
+    expect(res.body.data.relaxed).toBeUndefined();
+    expect(res.body.data.results).toHaveLength(5);
+  });
+
   it('exact titles and keywords stay first: "kubernetes" gives the Kubernetes courses', async () => {
     const res = await api.post('/api/search', { query: 'kubernetes', limit: 3 });
     expect(titles(res).every((t: string) => /kubernetes/i.test(t))).toBe(true);
