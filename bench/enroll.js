@@ -28,6 +28,8 @@ const {
   CLI,
   cli,
   cpuMs,
+  postgresCpu,
+  postgresCpuSince,
   enrolmentInvariants,
   databaseUrl,
   dbName,
@@ -96,6 +98,7 @@ function measure(url, key, path, bodyOf, take, limits = { duration: DURATION }, 
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const medianCpu = (cs) => Object.fromEntries(['service', 'backends', 'server', 'bench'].map((k) => [k, median(cs.map((c) => c[k]))]));
 const id22 = () => randomBytes(16).toString('base64url').slice(0, 22);
 
 /** The service's enrolment statements from a plain pg pool, CONNECTIONS loops for DURATION seconds. */
@@ -168,12 +171,41 @@ async function plainEnrolments(pool, scope, courseId, take, seconds = DURATION) 
   return { rps: ok / ((Date.now() - started) / 1000), p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)), ok, bad };
 }
 
-/** Runs `fn` while sampling PostgreSQL's wait events (BENCH_PG_PROFILE=true). */
+/**
+ * Where a run's CPU went, per enrolment (ms): the service's process, every PostgreSQL process, and this process
+ * (autocannon on the service's side, the plain loops on the other). The machine's cores are shared by all three, so
+ * the side that needs less CPU per enrolment in total gets more enrolments per second.
+ */
+function cpuMeter(servicePid) {
+  const before = { service: cpuMs(servicePid), postgres: postgresCpu(), bench: process.cpuUsage() };
+  return {
+    perEnrolment(n) {
+      const bench = process.cpuUsage(before.bench);
+      const postgres = postgresCpuSince(before.postgres);
+      return {
+        service: (cpuMs(servicePid) - before.service) / n,
+        backends: postgres.backends / n,
+        server: postgres.server / n,
+        bench: (bench.user + bench.system) / 1000 / n,
+      };
+    },
+  };
+}
+
+const cpuLine = (c) =>
+  `service ${c.service.toFixed(2)} + PostgreSQL backends ${c.backends.toFixed(2)} + PostgreSQL's own processes ${c.server.toFixed(2)} + bench ${c.bench.toFixed(2)} ms`;
+
+/**
+ * Runs `fn` while sampling PostgreSQL's wait events (BENCH_PG_PROFILE=true), and prints the statements of that run
+ * alone (pg_stat_statements is reset first), per enrolment, so the two sides' statements can be compared.
+ */
 async function profiled(label, fn) {
   if (!PROFILE) return fn();
+  await statements(databaseUrl, dbName, { reset: true });
   const sampler = sampleWaits(databaseUrl, dbName);
   const result = await fn();
-  process.stderr.write(`--- ${label}: ${formatWaits(await sampler.stop())}\n`);
+  const waits = formatWaits(await sampler.stop());
+  process.stderr.write(`--- ${label}: ${waits}\n${formatStatements(await statements(databaseUrl, dbName), result.ok)}\n`);
   return result;
 }
 
@@ -200,18 +232,22 @@ async function main() {
   // Warm-up of both sides on learners the measured runs do not use (JIT, pools); counted in the invariants like any other.
   await measure(url, partner.api_key, '/api/enroll', (id) => ({ user_id: id, course_id: courseId }), take, { duration: WARMUP });
   await plainEnrolments(pool, scope, courseId, take, WARMUP);
-  if (PROFILE) await statements(databaseUrl, dbName, { reset: true });
 
   const rounds = [];
   for (let r = 0; r < ROUNDS; r++) {
     // Alternate which side goes first, so neither always runs on a warmer (or more bloated) table.
     const runService = () =>
       profiled(`service, round ${r + 1}`, async () => {
-        const cpuBefore = cpuMs(serviceProcess.pid);
+        const cpu = cpuMeter(serviceProcess.pid);
         const result = await measure(url, partner.api_key, '/api/enroll', (id) => ({ user_id: id, course_id: courseId }), take);
-        return { ...result, cpuPerRequest: (cpuMs(serviceProcess.pid) - cpuBefore) / result.total };
+        return { ...result, cpu: cpu.perEnrolment(result.total) };
       });
-    const runPlain = () => profiled(`plain pg, round ${r + 1}`, () => plainEnrolments(pool, scope, courseId, take));
+    const runPlain = () =>
+      profiled(`plain pg, round ${r + 1}`, async () => {
+        const cpu = cpuMeter(serviceProcess.pid);
+        const result = await plainEnrolments(pool, scope, courseId, take);
+        return { ...result, cpu: cpu.perEnrolment(result.ok) };
+      });
     let service;
     let plain;
     if (r % 2 === 0) {
@@ -223,11 +259,11 @@ async function main() {
     }
     rounds.push({ service, plain });
     process.stderr.write(
-      `round ${r + 1}: service ${service.rps.toFixed(0)}/s (p99 ${service.p99} ms, ${service.cpuPerRequest.toFixed(2)} ms CPU/request), plain pg ${plain.rps.toFixed(0)}/s (p99 ${plain.p99} ms), ratio ${(service.rps / plain.rps).toFixed(2)}\n`,
+      `round ${r + 1}: service ${service.rps.toFixed(0)}/s (p99 ${service.p99} ms; CPU/enrolment ${cpuLine(service.cpu)}), ` +
+        `plain pg ${plain.rps.toFixed(0)}/s (p99 ${plain.p99} ms; CPU/enrolment ${cpuLine(plain.cpu)}), ratio ${(service.rps / plain.rps).toFixed(2)}\n`,
     );
   }
   await pool.end();
-  const pgStatements = PROFILE ? await statements(databaseUrl, dbName) : undefined;
   // Whether the count's updates stayed HOT (no index entries written): the hot-row symptom of issue 16.
   const hot = PROFILE
     ? await sql(
@@ -262,14 +298,14 @@ async function main() {
     `enrol with credit deduction, one hot course (medians):`,
     `  service (HTTP, keyed):    ${serviceRps.toFixed(0)}/s   rounds: ${rounds.map((r) => `${r.service.rps.toFixed(0)} (p50 ${r.service.p50}, p99 ${r.service.p99} ms)`).join(', ')}`,
     `  plain pg, same statements: ${plainRps.toFixed(0)}/s   rounds: ${rounds.map((r) => `${r.plain.rps.toFixed(0)} (p50 ${r.plain.p50}, p99 ${r.plain.p99} ms)`).join(', ')}`,
-    `  service CPU per enrolment (its process, user+system): ${median(rounds.map((r) => r.service.cpuPerRequest)).toFixed(2)} ms`,
+    `  CPU per enrolment (user+system, medians): service side ${cpuLine(medianCpu(rounds.map((r) => r.service.cpu)))}; plain side ${cpuLine(medianCpu(rounds.map((r) => r.plain.cpu)))}`,
     `  ratio service / plain: ${ratio.toFixed(2)} (target ≥ 0.5: ${ratio >= 0.5 ? 'met' : 'MISSED'}); service ≥ 400/s: ${serviceRps >= 400 ? 'met' : 'MISSED'}`,
     `top-up (distinct learners, unique references): ${topup.rps.toFixed(0)} req/s, p50 ${topup.p50} ms, p99 ${topup.p99} ms (${topup.ok} top-ups)`,
     `invariants: ${JSON.stringify(inv)}`,
     violations.length
       ? `VIOLATIONS: ${violations.join('; ')}`
       : 'invariants hold: balance = ledger sum for every account, none negative, course enrolled = enrolment rows = debits = events',
-    ...(PROFILE ? [formatStatements(pgStatements), `updates (HOT of all): ${hot.map((h) => `${h.relname} ${h.hot} of ${h.updates}`).join(', ')}`] : []),
+    ...(PROFILE ? [`updates (HOT of all): ${hot.map((h) => `${h.relname} ${h.hot} of ${h.updates}`).join(', ')}`] : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   if (violations.length) process.exitCode = 1;

@@ -3,7 +3,7 @@
  * afterwards), the built service's environment, the CLI, readiness polling and a free port.
  */
 const { execFile, spawn } = require('node:child_process');
-const { readFileSync } = require('node:fs');
+const { readdirSync, readFileSync } = require('node:fs');
 const { randomBytes } = require('node:crypto');
 const net = require('node:net');
 const { join } = require('node:path');
@@ -105,6 +105,35 @@ function cpuMs(pid) {
   } catch {
     return NaN;
   }
+}
+
+/**
+ * CPU time (ms) each PostgreSQL process on this machine has used so far, by pid, from /proc, with whether it serves
+ * the scratch database (a backend) or is one of the server's own (WAL writer, checkpointer, autovacuum…). Empty when
+ * none is visible (PostgreSQL on another host). `postgresCpuSince` turns two readings into the work done between.
+ */
+function postgresCpu() {
+  const processes = new Map();
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      processes.set(pid, { ms: (Number(fields[11]) + Number(fields[12])) * 10, backend: title.includes(dbName) });
+    } catch {
+      // the process ended between listing and reading
+    }
+  }
+  return processes;
+}
+
+/** PostgreSQL's CPU (ms) between two readings of postgresCpu(): backends of the scratch database, and the rest. A process that ended in between is not counted. */
+function postgresCpuSince(before, after = postgresCpu()) {
+  const used = { backends: 0, server: 0 };
+  for (const [pid, p] of after) used[p.backend ? 'backends' : 'server'] += p.ms - (before.get(pid)?.ms ?? 0);
+  return used;
 }
 
 /** One statement on the scratch database; returns its rows. */
@@ -217,6 +246,8 @@ module.exports = {
   databaseUrl,
   adminUrl,
   cpuMs,
+  postgresCpu,
+  postgresCpuSince,
   freePort,
   serviceEnv,
   start,

@@ -49,7 +49,7 @@ function sampleWaits(connectionString, database, intervalMs = Number(process.env
 }
 
 /** pg_stat_statements of `database`, or null when the cluster does not preload it. Resets it first if asked. */
-async function statements(connectionString, database, { reset = false, limit = 12 } = {}) {
+async function statements(connectionString, database, { reset = false, limit = 16 } = {}) {
   const client = new Client({ connectionString });
   await client.connect();
   try {
@@ -80,14 +80,16 @@ function formatWaits({ samples, rows }) {
   ].join('\n');
 }
 
-function formatStatements(rows) {
+/** The statements of a run by total time; with `enrolments`, also their calls and milliseconds per enrolment. */
+function formatStatements(rows, enrolments) {
   if (!rows) return 'pg_stat_statements: not preloaded by this cluster (see bench/README.md, "Profiling PostgreSQL beside Node")';
+  const per = (x) => (enrolments ? (Number(x) / enrolments).toFixed(3).padStart(8) : '');
   return [
-    'pg_stat_statements (by total time):',
-    '     calls  mean ms  total ms  blks hit  blks read  WAL bytes  query',
+    `pg_stat_statements (by total time${enrolments ? `; per enrolment over ${enrolments}` : ''}):`,
+    `     calls${enrolments ? '  calls/e' : ''}  mean ms  total ms${enrolments ? '   ms/e' : ''}  blks hit  blks read  WAL bytes  query`,
     ...rows.map(
       (r) =>
-        `  ${String(r.calls).padStart(8)} ${String(r.mean_ms).padStart(8)} ${String(r.total_ms).padStart(9)} ${String(r.hit).padStart(9)} ${String(r.read).padStart(10)} ${String(r.wal_bytes).padStart(10)}  ${r.query}`,
+        `  ${String(r.calls).padStart(8)}${per(r.calls)} ${String(r.mean_ms).padStart(8)} ${String(r.total_ms).padStart(9)}${per(r.total_ms)} ${String(r.hit).padStart(9)} ${String(r.read).padStart(10)} ${String(r.wal_bytes).padStart(10)}  ${r.query}`,
     ),
   ].join('\n');
 }
