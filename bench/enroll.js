@@ -4,12 +4,14 @@
  *
  * Starts the built service (dist/src/main.js) against a scratch PostgreSQL database it creates (and drops afterwards),
  * creates an enterprise partner with the CLI, one hot published course and BENCH_USERS learners with credits
- * (seeded through the ledger, so balance = ledger sum holds from the start), then, BENCH_ROUNDS times, alternately:
+ * (seeded through the ledger, so balance = ledger sum holds from the start), then, BENCH_ROUNDS times, in an order that rotates each round:
  *   - service: POST /api/enroll with credit deduction through autocannon, every request a distinct learner, all into
  *     the one hot course, BENCH_CONNECTIONS (32) connections;
  *   - plain pg: the statements an enrolment makes (the learner and course reads in parallel, then BEGIN, the
  *     enrolment INSERT, the ledger debit, the outbox INSERT, COMMIT), sent by BENCH_CONNECTIONS concurrent loops
- *     over a `pg` pool of the service's size (20): no HTTP, no framework. The physical reference.
+ *     over a `pg` pool of the service's size (20): no HTTP, no framework. The physical reference of issue 16;
+ *   - plain pg with the fan-out: the same, plus the statements of the webhook fan-out the service runs after each
+ *     commit (batched as the service batches them): the same work as the service, for a like-for-like ratio.
  * Medians of both rates, and of the per-round ratio, are printed. Then top-ups (distinct learners, unique references).
  * Afterwards it checks the invariants: every balance = its ledger sum, none negative, the course's exact enrolled count
  * = its enrolment rows = debits = course.enrolled events. Any violation or non-2xx answer fails the run.
@@ -101,8 +103,76 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const medianCpu = (cs) => Object.fromEntries(['service', 'backends', 'server', 'bench'].map((k) => [k, median(cs.map((c) => c[k]))]));
 const id22 = () => randomBytes(16).toString('base64url').slice(0, 22);
 
-/** The service's enrolment statements from a plain pg pool, CONNECTIONS loops for DURATION seconds. */
-async function plainEnrolments(pool, scope, courseId, take, seconds = DURATION) {
+/**
+ * The webhook fan-out the service runs after each commit (src/webhooks/webhook-fan-out.service.ts), with its statements
+ * sent from the plain pool: events committed while a batch runs go out together in the next one, at most two batches
+ * at a time (src/common/batcher.ts), three statements per batch (the matching subscriptions, the deliveries' insert,
+ * the events marked dispatched; the bench's partner has no subscriptions, as in the service's runs).
+ */
+function plainFanOut(pool) {
+  let waiting = [];
+  let inFlight = 0;
+  let scheduled = false;
+  const running = new Set();
+  const dispatch = async (events) => {
+    const matches = await pool.query(
+      `SELECT s.id AS subscription_id, s.status = 'active' AS active, e.idx::int AS idx
+         FROM unnest($1::int[], $2::varchar[], $3::text[]) WITH ORDINALITY AS e(partner_id, mode, type, idx)
+         JOIN webhook_subscriptions s
+           ON s.partner_id = e.partner_id AND s.mode = e.mode AND e.type = ANY (s.events)`,
+      [events.map((e) => e.partnerId), events.map(() => 'test'), events.map(() => 'course.enrolled')],
+    );
+    if (matches.rows.length) throw new Error('the plain fan-out expects a partner without webhook subscriptions');
+    const none = [];
+    await pool.query(
+      `WITH ins AS (
+         INSERT INTO webhook_deliveries (id, subscription_id, event_id, partner_id, mode, event_type, body, status)
+         SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::varchar[], $4::int[], $5::varchar[], $6::varchar[], $7::text[], $8::varchar[])
+         ON CONFLICT (event_id, subscription_id) DO NOTHING RETURNING id, status)
+       SELECT id FROM ins WHERE status = 'pending'
+       UNION
+       SELECT id FROM webhook_deliveries WHERE event_id = ANY ($9::varchar[]) AND status = 'pending'`,
+      [none, none, none, none, none, none, none, none, events.map((e) => e.id)],
+    );
+    await pool.query(`UPDATE events SET dispatched_at = now() WHERE id = ANY ($1::varchar[]) AND dispatched_at IS NULL`, [events.map((e) => e.id)]);
+  };
+  const flush = () => {
+    scheduled = false;
+    if (!waiting.length || inFlight >= 2) return;
+    const batch = waiting.splice(0, 500);
+    inFlight++;
+    const done = dispatch(batch)
+      .catch((e) => process.stderr.write(`plain fan-out failed: ${e.message}\n`))
+      .finally(() => {
+        inFlight--;
+        running.delete(done);
+        schedule();
+      });
+    running.add(done);
+    schedule();
+  };
+  const schedule = () => {
+    if (scheduled || !waiting.length || inFlight >= 2) return;
+    scheduled = true;
+    setImmediate(flush);
+  };
+  return {
+    add(event) {
+      waiting.push(event);
+      schedule();
+    },
+    /** Waits for every batch, so a run's CPU includes its own fan-out. */
+    async drain() {
+      while (waiting.length || running.size) await Promise.all([...running, new Promise((r) => setImmediate(r))]);
+    },
+  };
+}
+
+/**
+ * The service's enrolment statements from a plain pg pool, CONNECTIONS loops for `seconds`; with `fanOut` (plainFanOut),
+ * each committed event also goes through the webhook fan-out's statements, as in the service.
+ */
+async function plainEnrolments(pool, scope, courseId, take, seconds = DURATION, fanOut = undefined) {
   const latencies = [];
   let ok = 0;
   let bad = 0;
@@ -144,13 +214,15 @@ async function plainEnrolments(pool, scope, courseId, take, seconds = DURATION) 
         credits_deducted: COST,
         enrolled_at: rows[0].enrolled_at.toISOString(),
       };
+      const eventId = `evt_${id22()}`;
       await client.query(
         `INSERT INTO events (id, partner_id, mode, type, payload, occurred_at)
          SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::varchar[], $5::jsonb[], $6::timestamptz[])`,
-        [[`evt_${id22()}`], [scope.partnerId], ['test'], ['course.enrolled'], [JSON.stringify(payload)], [rows[0].enrolled_at]],
+        [[eventId], [scope.partnerId], ['test'], ['course.enrolled'], [JSON.stringify(payload)], [rows[0].enrolled_at]],
       );
       await client.query('COMMIT');
       if (!debit.rows.length) throw new Error('debit refused');
+      fanOut?.add({ id: eventId, partnerId: scope.partnerId });
       ok++;
       latencies.push(performance.now() - started);
     } catch (e) {
@@ -167,8 +239,10 @@ async function plainEnrolments(pool, scope, courseId, take, seconds = DURATION) 
       while (Date.now() < until) await one();
     }),
   );
+  const elapsed = Date.now() - started;
+  await fanOut?.drain();
   latencies.sort((a, b) => a - b);
-  return { rps: ok / ((Date.now() - started) / 1000), p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)), ok, bad };
+  return { rps: ok / (elapsed / 1000), p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)), ok, bad };
 }
 
 /**
@@ -232,10 +306,11 @@ async function main() {
   // Warm-up of both sides on learners the measured runs do not use (JIT, pools); counted in the invariants like any other.
   await measure(url, partner.api_key, '/api/enroll', (id) => ({ user_id: id, course_id: courseId }), take, { duration: WARMUP });
   await plainEnrolments(pool, scope, courseId, take, WARMUP);
+  const fanOut = plainFanOut(pool);
+  await plainEnrolments(pool, scope, courseId, take, Math.min(WARMUP, 5), fanOut);
 
   const rounds = [];
   for (let r = 0; r < ROUNDS; r++) {
-    // Alternate which side goes first, so neither always runs on a warmer (or more bloated) table.
     const runService = () =>
       profiled(`service, round ${r + 1}`, async () => {
         const cpu = cpuMeter(serviceProcess.pid);
@@ -248,19 +323,29 @@ async function main() {
         const result = await plainEnrolments(pool, scope, courseId, take);
         return { ...result, cpu: cpu.perEnrolment(result.ok) };
       });
-    let service;
-    let plain;
-    if (r % 2 === 0) {
-      service = await runService();
-      plain = await runPlain();
-    } else {
-      plain = await runPlain();
-      service = await runService();
+    const runPlainFanOut = () =>
+      profiled(`plain pg with the fan-out, round ${r + 1}`, async () => {
+        const cpu = cpuMeter(serviceProcess.pid);
+        const result = await plainEnrolments(pool, scope, courseId, take, DURATION, fanOut);
+        return { ...result, cpu: cpu.perEnrolment(result.ok) };
+      });
+    // Rotate which side goes first, so none always runs on a warmer (or more bloated) table.
+    const sides = [
+      ['service', runService],
+      ['plain', runPlain],
+      ['plainFanOut', runPlainFanOut],
+    ];
+    const round = {};
+    for (let i = 0; i < sides.length; i++) {
+      const [name, run] = sides[(i + r) % sides.length];
+      round[name] = await run();
     }
-    rounds.push({ service, plain });
+    const { service, plain, plainFanOut: withFanOut } = round;
+    rounds.push(round);
     process.stderr.write(
       `round ${r + 1}: service ${service.rps.toFixed(0)}/s (p99 ${service.p99} ms; CPU/enrolment ${cpuLine(service.cpu)}), ` +
-        `plain pg ${plain.rps.toFixed(0)}/s (p99 ${plain.p99} ms; CPU/enrolment ${cpuLine(plain.cpu)}), ratio ${(service.rps / plain.rps).toFixed(2)}\n`,
+        `plain pg ${plain.rps.toFixed(0)}/s (p99 ${plain.p99} ms; CPU/enrolment ${cpuLine(plain.cpu)}), ratio ${(service.rps / plain.rps).toFixed(2)}; ` +
+        `plain pg with the fan-out ${withFanOut.rps.toFixed(0)}/s (CPU/enrolment ${cpuLine(withFanOut.cpu)}), ratio ${(service.rps / withFanOut.rps).toFixed(2)}\n`,
     );
   }
   await pool.end();
@@ -284,7 +369,9 @@ async function main() {
   const serviceRps = median(rounds.map((r) => r.service.rps));
   const plainRps = median(rounds.map((r) => r.plain.rps));
   const ratio = median(rounds.map((r) => r.service.rps / r.plain.rps));
-  const enrollBad = rounds.reduce((n, r) => n + r.service.bad + r.plain.bad, 0);
+  const fanOutRps = median(rounds.map((r) => r.plainFanOut.rps));
+  const fanOutRatio = median(rounds.map((r) => r.service.rps / r.plainFanOut.rps));
+  const enrollBad = rounds.reduce((n, r) => n + r.service.bad + r.plain.bad + r.plainFanOut.bad, 0);
   const violations = balanceViolations(inv);
   if (inv.course_enrolled !== inv.enrollment_rows) violations.push(`course enrolled ${inv.course_enrolled} ≠ ${inv.enrollment_rows} enrolment rows`);
   if (inv.debits !== inv.enrollment_rows) violations.push(`${inv.debits} debits for ${inv.enrollment_rows} enrolments`);
@@ -298,8 +385,10 @@ async function main() {
     `enrol with credit deduction, one hot course (medians):`,
     `  service (HTTP, keyed):    ${serviceRps.toFixed(0)}/s   rounds: ${rounds.map((r) => `${r.service.rps.toFixed(0)} (p50 ${r.service.p50}, p99 ${r.service.p99} ms)`).join(', ')}`,
     `  plain pg, same statements: ${plainRps.toFixed(0)}/s   rounds: ${rounds.map((r) => `${r.plain.rps.toFixed(0)} (p50 ${r.plain.p50}, p99 ${r.plain.p99} ms)`).join(', ')}`,
-    `  CPU per enrolment (user+system, medians): service side ${cpuLine(medianCpu(rounds.map((r) => r.service.cpu)))}; plain side ${cpuLine(medianCpu(rounds.map((r) => r.plain.cpu)))}`,
+    `  plain pg, same statements and the webhook fan-out's: ${fanOutRps.toFixed(0)}/s   rounds: ${rounds.map((r) => `${r.plainFanOut.rps.toFixed(0)} (p50 ${r.plainFanOut.p50}, p99 ${r.plainFanOut.p99} ms)`).join(', ')}`,
+    `  CPU per enrolment (user+system, medians): service side ${cpuLine(medianCpu(rounds.map((r) => r.service.cpu)))}; plain side ${cpuLine(medianCpu(rounds.map((r) => r.plain.cpu)))}; plain with the fan-out ${cpuLine(medianCpu(rounds.map((r) => r.plainFanOut.cpu)))}`,
     `  ratio service / plain: ${ratio.toFixed(2)} (target ≥ 0.5: ${ratio >= 0.5 ? 'met' : 'MISSED'}); service ≥ 400/s: ${serviceRps >= 400 ? 'met' : 'MISSED'}`,
+    `  ratio service / plain with the fan-out (the same work on both sides): ${fanOutRatio.toFixed(2)}`,
     `top-up (distinct learners, unique references): ${topup.rps.toFixed(0)} req/s, p50 ${topup.p50} ms, p99 ${topup.p99} ms (${topup.ok} top-ups)`,
     `invariants: ${JSON.stringify(inv)}`,
     violations.length
