@@ -28,10 +28,13 @@ export class WebhookFanOut {
    * Creates the missing deliveries of these events (committed at once, so a worker can see them as soon as
    * the job exists) and returns every still-pending delivery of them, new or left over from an earlier try.
    * A matching subscription that is disabled gets its delivery too, as `skipped` (never sent, kept for `recover`).
+   * Events no subscription matches cost this one statement: there is nothing to insert, and a delivery an earlier try
+   * left pending for a subscription since removed is due already, so the delivery sweep enqueues it.
    */
   async createDeliveries(events: DomainEvent[]): Promise<string[]> {
     if (!events.length) return [];
     const matches = await this.repo.subscriptionsMatching(events);
+    if (!matches.length) return [];
     const rows = matches.map((m): NewDelivery => {
       const event = events[m.idx - 1];
       const id = newId('whd');
