@@ -19,7 +19,7 @@
  *
  * Environment: BENCH_DATABASE_URL (admin connection, default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_REDIS_URL (redis://127.0.0.1:6379/0), BENCH_DURATION seconds per run (8), BENCH_ROUNDS (3),
- * BENCH_CONNECTIONS (32), BENCH_WARMUP seconds per side before the rounds (20), BENCH_USERS (150000), BENCH_LOG_LEVEL of the service (info, written to /dev/null).
+ * BENCH_CONNECTIONS (32), BENCH_WARMUP seconds per side before the rounds (20), BENCH_USERS (400000), BENCH_LOG_LEVEL of the service (info, written to /dev/null).
  */
 const { existsSync } = require('node:fs');
 const { randomBytes } = require('node:crypto');
@@ -53,7 +53,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 // the first rounds measuring a cold process.
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const USERS = Number(process.env.BENCH_USERS ?? 150_000);
+const USERS = Number(process.env.BENCH_USERS ?? 400_000);
 const PROFILE = process.env.BENCH_PG_PROFILE === 'true';
 const COST = 5;
 
