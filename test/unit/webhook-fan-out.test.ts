@@ -12,7 +12,7 @@ const event = (id: string): DomainEvent<'course.enrolled'> => ({
   payload: {
     enrollment_id: 1,
     user_id: 2,
-    external_user_id: null,
+    external_user_id: 'ext-2',
     course_id: 3,
     course_title: 'Course',
     credits_deducted: 5,
