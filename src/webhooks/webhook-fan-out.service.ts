@@ -29,7 +29,8 @@ export class WebhookFanOut {
    * the job exists) and returns every still-pending delivery of them, new or left over from an earlier try.
    * A matching subscription that is disabled gets its delivery too, as `skipped` (never sent, kept for `recover`).
    * Events no subscription matches cost this one statement: there is nothing to insert, and a delivery an earlier try
-   * left pending for a subscription since removed is due already, so the delivery sweep enqueues it.
+   * left pending for a subscription that no longer matches (its events changed, or it was removed) is due already, so the
+   * delivery sweep enqueues it.
    */
   async createDeliveries(events: DomainEvent[]): Promise<string[]> {
     if (!events.length) return [];
