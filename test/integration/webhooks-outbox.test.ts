@@ -1,5 +1,6 @@
 import { newId } from '../../src/common/ids';
 import type { DomainEvent } from '../../src/events/event-map';
+import { DeliverySweep } from '../../src/webhooks/worker/delivery-sweep.service';
 import { OutboxRelay } from '../../src/webhooks/worker/outbox-relay.service';
 import { startApp, TestApp } from '../support/app';
 import { createPartner, CreatedPartner, unique } from '../support/factories';
@@ -86,6 +87,55 @@ describe('transactional outbox and relay', () => {
       expect(receiver.at(path).length).toBeGreaterThanOrEqual(40); // a failed attempt and a delivered retry of each
     } finally {
       await second.close();
+    }
+  });
+
+  it('marks an event no subscription matches dispatched without creating a delivery', async () => {
+    const t = await startApp();
+    try {
+      const p = await createPartner(t);
+      await subscribe(t, p); // user.registered only
+      const [event] = await recordEvents(t, scopeOf(p), 'course.enrolled');
+      const dispatched = async () => (await t.db.query(`SELECT dispatched_at FROM events WHERE id = $1`, [event.id]))[0].dispatched_at !== null;
+      await waitFor(dispatched, 8000, 'the in-process fan-out to mark the event dispatched');
+      const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_id = $1`, [event.id]);
+      expect(n).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('leaves a delivery an earlier try left pending, for a subscription that no longer matches, to the delivery sweep', async () => {
+    const t = await startApp();
+    try {
+      const p = await createPartner(t);
+      const path = `/${unique('hook')}`;
+      const created = await p.http.post('/api/connect/webhooks', { url: receiver.url(path), events: ['user.registered'], secret: 'outbox-secret-0123456789' });
+      expect(created.status).toBe(201);
+      const subscriptionId = (created.body as { data: { id: string } }).data.id;
+      // An earlier try: the event committed, its delivery created, then the process died before the enqueue.
+      const eventId = newId('evt');
+      await insertUnpublishedEvent(t, scopeOf(p), 'user.registered', eventId);
+      const deliveryId = newId('whd');
+      const body = JSON.stringify({ event: 'user.registered', timestamp: new Date().toISOString(), webhook_id: deliveryId, data: {} });
+      await t.db.query(
+        `INSERT INTO webhook_deliveries (id, subscription_id, event_id, partner_id, mode, event_type, body, status, created_at)
+         VALUES ($1, $2, $3, $4, $5, 'user.registered', $6, 'pending', now() - interval '10 seconds')`,
+        [deliveryId, subscriptionId, eventId, p.partnerId, p.mode, body],
+      );
+      // The subscription no longer matches the event when the relay comes round.
+      expect((await p.http.patch(`/api/connect/webhooks/${subscriptionId}`, { events: ['course.enrolled'] })).status).toBe(200);
+      expect(await t.app.get(OutboxRelay).sweep()).toBeGreaterThanOrEqual(1);
+      const [event] = await t.db.query(`SELECT dispatched_at FROM events WHERE id = $1`, [eventId]);
+      expect(event.dispatched_at).not.toBeNull();
+      // The relay created nothing and enqueued nothing; the sweep finds the due delivery and it is sent.
+      await t.app.get(DeliverySweep).sweep();
+      await waitFor(() => receiver.at(path).length === 1, 8000, 'the swept delivery');
+      expect(receiver.at(path)[0].headers['x-svc-delivery']).toBe(deliveryId);
+      const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_id = $1`, [eventId]);
+      expect(n).toBe(1);
+    } finally {
+      await t.close();
     }
   });
 });
