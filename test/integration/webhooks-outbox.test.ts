@@ -136,19 +136,20 @@ describe('transactional outbox and relay', () => {
          VALUES ($1, $2, $3, $4, $5, 'user.registered', $6, 'pending', now() - interval '10 seconds')`,
         [deliveryId, subscriptionId, eventId, p.partnerId, p.mode, body],
       );
-      // The subscription no longer matches the event when the relay comes round.
+      // The subscription no longer matches the event when a relay comes round (this app's, or another file's: relays
+      // and delivery sweeps work on the whole shared test database).
       expect((await p.http.patch(`/api/connect/webhooks/${subscriptionId}`, { events: ['course.enrolled'] })).status).toBe(200);
-      expect(await t.app.get(OutboxRelay).sweep()).toBeGreaterThanOrEqual(1);
-      const [event] = await t.db.query(`SELECT dispatched_at FROM events WHERE id = $1`, [eventId]);
-      expect(event.dispatched_at).not.toBeNull();
-      // The relay created nothing and enqueued nothing. The delivery sweep finds the delivery due and enqueues it: its
-      // page query is read here and its enqueue made for this delivery alone, as DeliverySweep.sweep() would, because a
-      // whole sweep here would also send what other test files, on the same database, leave pending for their own moment.
-      expect(await isDue(t, deliveryId)).toBe(true);
-      expect(receiver.at(path)).toHaveLength(0);
+      await t.app.get(OutboxRelay).sweep();
+      const dispatched = async () => (await t.db.query(`SELECT dispatched_at FROM events WHERE id = $1`, [eventId]))[0].dispatched_at !== null;
+      await waitFor(dispatched, 8000, 'a relay to dispatch the event');
+      // The relay created no delivery. The leftover is due, so the delivery sweep enqueues it: its page query is read
+      // here and its enqueue made for this delivery alone, as DeliverySweep.sweep() would (a whole sweep here would also
+      // send what other files leave pending for their own moment); another file's sweep may have sent it already.
+      const [leftover] = await t.db.query(`SELECT status FROM webhook_deliveries WHERE id = $1`, [deliveryId]);
+      if (leftover.status === 'pending') expect(await isDue(t, deliveryId)).toBe(true);
       await t.app.get(WebhookQueue).enqueue([deliveryId]);
-      await waitFor(() => receiver.at(path).length === 1, 8000, 'the swept delivery');
-      expect(receiver.at(path)[0].headers['x-svc-delivery']).toBe(deliveryId);
+      await waitFor(() => receiver.at(path).length >= 1, 8000, 'the swept delivery');
+      expect(new Set(receiver.at(path).map((r) => r.headers['x-svc-delivery']))).toEqual(new Set([deliveryId]));
       const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_id = $1`, [eventId]);
       expect(n).toBe(1);
     } finally {
