@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
-import { DomainError, ERROR_CODES, ErrorCode } from './errors';
+import { capDetails, DomainError, ERROR_CODES, ErrorCode } from './errors';
 import { ErrorBody } from './envelope';
 
 export interface RenderedError {
@@ -66,7 +66,7 @@ export function renderError(err: unknown, requestId: string): RenderedError {
   if (err instanceof DomainError) {
     code = err.code;
     message = err.message;
-    details = err.details;
+    details = capDetails(err.details);
     headers = err.headers ?? {};
   } else if (err instanceof HttpException) {
     const status = err.getStatus();

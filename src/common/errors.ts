@@ -74,6 +74,19 @@ export interface FieldError {
   message: string;
 }
 
+/** The most problems an error's `details` lists; a body of thousands of bad fields would otherwise get an answer larger than itself. */
+export const MAX_ERROR_DETAILS = 50;
+
+/**
+ * At most MAX_ERROR_DETAILS entries, then one more saying how many were left out:
+ * `{ field: "*", message: "8950 more problems not listed", omitted: 8950 }`.
+ */
+export function capDetails(details: unknown): unknown {
+  if (!Array.isArray(details) || details.length <= MAX_ERROR_DETAILS + 1) return details;
+  const omitted = details.length - MAX_ERROR_DETAILS;
+  return [...details.slice(0, MAX_ERROR_DETAILS), { field: '*', message: `${omitted} more problems not listed`, omitted }];
+}
+
 export function validationFailed(details: FieldError[], message = 'The request is invalid.'): DomainError {
   return new DomainError('validation_failed', details, message);
 }

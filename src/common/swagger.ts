@@ -10,7 +10,8 @@ export class ErrorDetailDto {
   message: string;
 
   @ApiPropertyOptional({
-    description: 'Code-specific detail: [{ field, message }] for validation_failed, an object such as { required, available } for others.',
+    description:
+      'Code-specific detail: [{ field, message }] for validation_failed, an object such as { required, available } for others. A list holds at most 50 problems; when there are more, a last entry `{ field: "*", message: "N more problems not listed", omitted: N }` counts the rest.',
     oneOf: [{ type: 'array', items: { type: 'object' } }, { type: 'object' }],
     example: [{ field: 'limit', message: 'limit must not be greater than 100' }],
   })

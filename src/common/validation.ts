@@ -60,6 +60,25 @@ export function nullFields(value: unknown, metatype: unknown, parent = ''): Fiel
   return out;
 }
 
+// class-transformer drops these keys while it builds the DTO, so the whitelist never sees them; no DTO declares them.
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** `__proto__`, `constructor` and `prototype` keys anywhere in a body or query, reported like any unknown field. */
+export function prototypeKeys(value: unknown, parent = ''): FieldError[] {
+  if (!value || typeof value !== 'object') return [];
+  const out: FieldError[] = [];
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => out.push(...prototypeKeys(item, `${parent}[${i}]`)));
+    return out;
+  }
+  for (const [key, v] of Object.entries(value)) {
+    const field = parent ? `${parent}.${key}` : key;
+    if (PROTOTYPE_KEYS.has(key)) out.push({ field, message: `${field} is not an allowed field` });
+    else out.push(...prototypeKeys(v, field));
+  }
+  return out;
+}
+
 /** Swagger stores a nested DTO's type either as the class or as a thunk returning it. */
 function resolveType(type: unknown): unknown {
   if (typeof type !== 'function') return undefined;
@@ -104,7 +123,8 @@ class StrictValidationPipe extends ValidationPipe {
   }
 
   private async transformStrictly(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    const nulls = metadata.type === 'body' ? nullFields(value, metadata.metatype) : [];
+    const checked = metadata.type === 'body' || metadata.type === 'query';
+    const nulls = checked ? [...prototypeKeys(value), ...(metadata.type === 'body' ? nullFields(value, metadata.metatype) : [])] : [];
     if (!nulls.length) return super.transform(value, metadata);
     // Reported together with whatever else is wrong with the body, each field once.
     let others: FieldError[] = [];
