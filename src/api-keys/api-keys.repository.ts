@@ -28,6 +28,7 @@ export interface KeyLookupRow {
   monthly_quota: number | null;
   rate_limit_per_second: number;
   webhook_event_types: number | null;
+  webhook_subscriptions: number | null;
   webinar_rooms: number | null;
   features: PlanTerms['features'];
 }
@@ -93,7 +94,7 @@ export class ApiKeysRepository {
     return sqlOne<KeyLookupRow>(
       this.dataSource,
       `SELECT k.id, k.partner_id, k.mode, k.role, k.revoked_at, p.name, p.status, p.allowed_origins,
-              pl.code, pl.name AS plan_name, pl.monthly_quota, pl.rate_limit_per_second, pl.webhook_event_types, pl.webinar_rooms, pl.features
+              pl.code, pl.name AS plan_name, pl.monthly_quota, pl.rate_limit_per_second, pl.webhook_event_types, pl.webhook_subscriptions, pl.webinar_rooms, pl.features
          FROM api_keys k JOIN partners p ON p.id = k.partner_id JOIN plans pl ON pl.code = p.plan_code
         WHERE k.key_hash = $1`,
       [hash],

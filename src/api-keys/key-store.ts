@@ -96,6 +96,7 @@ export class KeyStore implements OnModuleInit {
         monthlyQuota: r.monthly_quota,
         rateLimitPerSecond: r.rate_limit_per_second,
         webhookEventTypes: r.webhook_event_types,
+        webhookSubscriptions: r.webhook_subscriptions,
         webinarRooms: r.webinar_rooms,
         features: r.features,
       },

@@ -14,6 +14,7 @@ export function toPlanView(plan: PlanTerms) {
     monthly_quota: plan.monthlyQuota,
     rate_limit_per_second: plan.rateLimitPerSecond,
     webhook_event_types: plan.webhookEventTypes,
+    webhook_subscriptions: plan.webhookSubscriptions,
     webinar_rooms: plan.webinarRooms,
     features: plan.features,
   };

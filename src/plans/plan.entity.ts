@@ -19,6 +19,9 @@ export class Plan implements PlanTerms {
   @Column({ name: 'webhook_event_types', type: 'int', nullable: true })
   webhookEventTypes: number | null;
 
+  @Column({ name: 'webhook_subscriptions', type: 'int', nullable: true })
+  webhookSubscriptions: number | null;
+
   @Column({ name: 'webinar_rooms', type: 'int', nullable: true })
   webinarRooms: number | null;
 

@@ -17,6 +17,8 @@ export interface PlanTerms {
   rateLimitPerSecond: number;
   /** Distinct webhook event types across a partner's subscriptions per mode; null = all. */
   webhookEventTypes: number | null;
+  /** Webhook subscriptions per partner and mode (every event fans out to each); null = unlimited. */
+  webhookSubscriptions: number | null;
   /** Webinars not yet ended at once; null = unlimited. */
   webinarRooms: number | null;
   features: PlanFeatureName[];

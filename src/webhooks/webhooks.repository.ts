@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { affected, sql } from '../common/database';
+import { affected, sql, sqlOne } from '../common/database';
 import { Mode, Scope, scoped } from '../common/scope';
 import type { DomainEvent } from '../events/event-map';
 import { WebhookAttempt } from './webhook-attempt.entity';
@@ -67,6 +67,15 @@ export class WebhooksRepository {
   /** Serialises subscription changes of one partner and mode until the transaction ends. */
   async lockSubscriptionsOf(em: EntityManager, scope: Scope): Promise<void> {
     await sql(em, `SELECT pg_advisory_xact_lock(hashtext('webhook_subscriptions'), hashtext($1))`, [`${scope.partnerId}:${scope.mode}`]);
+  }
+
+  /** How many subscriptions the scope has, active or disabled (a disabled one still records skipped deliveries). */
+  async countSubscriptions(em: EntityManager, scope: Scope): Promise<number> {
+    const row = await sqlOne<{ n: number }>(em, `SELECT count(*)::int AS n FROM webhook_subscriptions WHERE partner_id = $1 AND mode = $2`, [
+      scope.partnerId,
+      scope.mode,
+    ]);
+    return row?.n ?? 0;
   }
 
   /** The distinct event types of the scope's active subscriptions, optionally leaving one subscription out. */

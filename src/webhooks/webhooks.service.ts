@@ -36,6 +36,7 @@ export class WebhooksService {
     const saved = await this.runner.run(async (tx) => {
       await this.lockScope(tx, auth.scope);
       await this.checkEventTypeLimit(tx, auth, dto.events);
+      await this.checkSubscriptionLimit(tx, auth);
       return this.repo.insertSubscription(tx.em, auth.scope, {
         id: newId('whk'),
         url: dto.url,
@@ -123,6 +124,20 @@ export class WebhooksService {
   /** Serialises subscription changes per partner and mode, so two parallel requests cannot both pass the plan limit. */
   private async lockScope(tx: Tx, scope: Scope): Promise<void> {
     await this.repo.lockSubscriptionsOf(tx.em, scope);
+  }
+
+  /** Every event fans out to each matching subscription, so their number is what bounds one call's outbound POSTs. */
+  private async checkSubscriptionLimit(tx: Tx, auth: AuthContext): Promise<void> {
+    const allowed = auth.plan.webhookSubscriptions;
+    if (allowed === null) return;
+    const subscriptions = await this.repo.countSubscriptions(tx.em, auth.scope);
+    if (subscriptions >= allowed) {
+      throw new DomainError(
+        'plan_limit_exceeded',
+        { limit: 'webhook_subscriptions', allowed, subscriptions, plan: auth.plan.code },
+        `Your plan allows at most ${allowed} webhook subscriptions per mode; delete one you no longer use.`,
+      );
+    }
   }
 
   private async checkEventTypeLimit(tx: Tx, auth: AuthContext, events: PublicEventType[], exceptId?: string): Promise<void> {

@@ -118,6 +118,8 @@ export class PlanDto {
   @ApiProperty({ type: Number, example: 500, nullable: true }) monthly_quota: number | null;
   @ApiProperty({ example: 5 }) rate_limit_per_second: number;
   @ApiProperty({ type: Number, example: 2, nullable: true }) webhook_event_types: number | null;
+  @ApiProperty({ type: Number, example: 2, nullable: true, description: 'Webhook subscriptions per mode; null = unlimited.' })
+  webhook_subscriptions: number | null;
   @ApiProperty({ type: Number, example: 0, nullable: true }) webinar_rooms: number | null;
   @ApiProperty({ type: [String], example: ['catalogue', 'account', 'webhooks'] }) features: string[];
 }
