@@ -45,6 +45,8 @@ export class AdminBasicAuth {
     if (record.revoked) return this.refuse(req, res, 'revoked_api_key');
     if (record.partnerStatus !== 'active') return this.refuse(req, res, 'account_suspended');
     if (record.role !== 'admin') return this.refuse(req, res, 'admin_only');
+    // The queues hold live jobs (learners' names and e-mails in deliveries); a test-mode admin key acts on test data only.
+    if (record.mode !== 'live') return this.refuse(req, res, 'admin_only', 'The queue dashboard needs a live-mode admin key.');
     res.setHeader('Cache-Control', 'no-store');
     next();
   }

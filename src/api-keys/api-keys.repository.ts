@@ -108,11 +108,11 @@ export class ApiKeysRepository {
   }
 
   /** Revokes the key (keeping the first revocation time) and answers it; null when there is no such key. */
-  async revoke(keyId: string): Promise<ApiKey | null> {
+  async revoke(keyId: string, modes: Mode[]): Promise<ApiKey | null> {
     const [row] = await returning<ApiKeyRow>(
       this.dataSource,
-      `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING ${COLUMNS}`,
-      [keyId],
+      `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND mode = ANY($2::varchar[]) RETURNING ${COLUMNS}`,
+      [keyId, modes],
     );
     return row ? toApiKey(row) : null;
   }

@@ -33,9 +33,10 @@ export class KeysService {
     return this.repo.idByHash(parsed.hash);
   }
 
-  async revoke(keyId: string): Promise<KeyView> {
+  /** Revokes a key of one of `modes` (a test-mode admin key reaches test keys only); others are not found. */
+  async revoke(keyId: string, modes: Mode[] = ['test', 'live']): Promise<KeyView> {
     if (!/^key_[0-9A-Za-z]{1,36}$/.test(keyId)) throw new DomainError('api_key_not_found');
-    const key = await this.repo.revoke(keyId);
+    const key = await this.repo.revoke(keyId, modes);
     if (!key) throw new DomainError('api_key_not_found');
     await this.store.invalidate();
     return toKeyView(key);

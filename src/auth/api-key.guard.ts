@@ -13,7 +13,7 @@ import { KeyRecord, KeyStore } from '../api-keys/key-store';
 import type { PlanFeatureName } from '../plans/plan';
 import { AuthContext, AuthedRequest } from './auth-context';
 import { AuthFailureLimiter } from './auth-failure-limiter';
-import { ADMIN_ONLY, PLAN_FEATURE } from './auth.decorators';
+import { ADMIN_ONLY, LIVE_ADMIN_ONLY, liveAdminRequired, PLAN_FEATURE } from './auth.decorators';
 import { IS_PUBLIC } from './public.decorator';
 import { UsageLimiter, UsageOutcome } from './usage-limiter';
 
@@ -65,6 +65,7 @@ export class ApiKeyGuard implements CanActivate {
 
     const adminOnly = this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets);
     if (record.role === 'admin') {
+      if (record.mode !== 'live' && this.reflector.getAllAndOverride<boolean>(LIVE_ADMIN_ONLY, targets)) throw liveAdminRequired();
       req.auth = await this.adminContext(record, req);
       this.keys.touch(record.keyId);
       return true;
@@ -94,7 +95,10 @@ export class ApiKeyGuard implements CanActivate {
     return { keyId, partnerId, partnerName, partnerStatus, allowedOrigins, mode, role, plan, scope };
   }
 
-  /** Admin keys act for the operators' own account, or for a partner named by X-Partner-Id (and X-Partner-Mode). */
+  /**
+   * Admin keys act for the operators' own account, or for a partner named by X-Partner-Id (and X-Partner-Mode). A
+   * test-mode admin key acts on test data only.
+   */
   private async adminContext(record: KeyRecord, req: AuthedRequest): Promise<AuthContext> {
     const partnerHeader = req.headers['x-partner-id'];
     const modeHeader = req.headers['x-partner-mode'];
@@ -105,6 +109,7 @@ export class ApiKeyGuard implements CanActivate {
     if (modeHeader !== undefined && modeHeader !== 'test' && modeHeader !== 'live') {
       throw new DomainError('validation_failed', [{ field: 'X-Partner-Mode', message: 'X-Partner-Mode must be test or live' }]);
     }
+    if (modeHeader === 'live' && record.mode !== 'live') throw liveAdminRequired();
     const exists = await sqlOne<{ one: number }>(this.dataSource, 'SELECT 1 AS one FROM partners WHERE id = $1', [Number(partnerHeader)]);
     if (!exists) throw new DomainError('partner_not_found');
     return this.contextOf(record, { partnerId: Number(partnerHeader), mode: modeHeader ?? record.mode });

@@ -1,13 +1,18 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import { DomainError } from '../common/errors';
-import type { Scope } from '../common/scope';
+import type { Mode, Scope } from '../common/scope';
 import type { KeyRecord } from '../api-keys/key-store';
 
 /** Who is calling: the verified key's record and the scope it acts in; set by the API-key guard, read through @Auth(). */
 export interface AuthContext extends Omit<KeyRecord, 'revoked'> {
   /** The partner and mode whose data this request reads and writes. */
   scope: Scope;
+}
+
+/** The modes whose records an admin key may act on: a test-mode admin key only test data, a live one both. */
+export function adminModes(auth: Pick<AuthContext, 'mode'>): Mode[] {
+  return auth.mode === 'live' ? ['test', 'live'] : ['test'];
 }
 
 export type AuthedRequest = Request & { auth?: AuthContext };

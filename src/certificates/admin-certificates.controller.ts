@@ -1,5 +1,6 @@
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Auth, AuthContext, adminModes } from '../auth/auth-context';
 import { AdminOnly } from '../auth/auth.decorators';
 import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
 import { CertificatesService } from './certificates.service';
@@ -20,7 +21,7 @@ export class AdminCertificatesController {
   @ApiParam({ name: 'id', example: 'ECK-2026-7K3QX9M2PD' })
   @ApiSuccess(RevokedCertificateDto)
   @ApiErrors('certificate_not_found', 'admin_only', 'idempotency_key_reused', 'idempotency_request_in_progress', ...KEYED_ERRORS)
-  revoke(@Param('id') id: string): Promise<RevokedCertificateDto> {
-    return this.certificates.revoke(id);
+  revoke(@Auth() auth: AuthContext, @Param('id') id: string): Promise<RevokedCertificateDto> {
+    return this.certificates.revoke(id, adminModes(auth));
   }
 }

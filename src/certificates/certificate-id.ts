@@ -8,6 +8,11 @@ export function newCertificateId(mode: Mode, issuedOn: Date): string {
   return `${mode === 'live' ? 'ECK' : 'TST'}-${issuedOn.getUTCFullYear()}-${crockford(10)}`;
 }
 
+/** The mode a well-formed certificate id belongs to, by its prefix. */
+export function certificateMode(id: string): Mode {
+  return id.startsWith('ECK-') ? 'live' : 'test';
+}
+
 /**
  * The canonical form of a certificate id typed or read by a person (Crockford decoding: case-insensitive,
  * I and L read as 1, O as 0), or null when it cannot be a certificate id at all.

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import type { AuthContext } from '../auth/auth-context';
+import { adminModes, type AuthContext } from '../auth/auth-context';
 import { DomainError } from '../common/errors';
-import { Scope } from '../common/scope';
+import { Mode, Scope } from '../common/scope';
 import { EnrollmentsService } from '../enrollment/enrollments.service';
 import { TransactionRunner } from '../events/transaction-runner';
 import { UsersService } from '../users/users.service';
 import { Certificate } from './certificate.entity';
-import { normalizeCertificateId } from './certificate-id';
+import { certificateMode, normalizeCertificateId } from './certificate-id';
 import { CertificateIssuer } from './certificate-issuer';
 import { CertificatesRepository } from './certificates.repository';
 import { toCertificateView } from './certificate.mapper';
@@ -29,7 +29,7 @@ export class CertificatesService {
   async issue(auth: AuthContext, actsForPartner: boolean, dto: IssueCertificateDto): Promise<CertificateDto> {
     const override = dto.override_quiz === true;
     if (override && auth.role !== 'admin') throw new DomainError('admin_only', { field: 'override_quiz' }, 'override_quiz needs an admin key.');
-    const scope = auth.role === 'admin' && !actsForPartner ? await this.ownerScopeOf(dto.user_id) : auth.scope;
+    const scope = auth.role === 'admin' && !actsForPartner ? await this.ownerScopeOf(dto.user_id, adminModes(auth)) : auth.scope;
     const cert = await this.tx.run(async (tx) => {
       const user = await this.users.snapshot(scope, dto.user_id, tx.em);
       const progress = await this.enrollments.progressFor(tx.em, scope, user.id, dto.course_id);
@@ -67,10 +67,10 @@ export class CertificatesService {
     return id ? this.repo.findById(id) : null;
   }
 
-  /** Admin revoke: idempotent, the first revocation time is kept. */
-  async revoke(rawId: string): Promise<RevokedCertificateDto> {
+  /** Admin revoke of a certificate of one of `modes`: idempotent, the first revocation time is kept. */
+  async revoke(rawId: string, modes: Mode[]): Promise<RevokedCertificateDto> {
     const id = normalizeCertificateId(rawId);
-    const cert = id ? await this.repo.revoke(id) : null;
+    const cert = id && modes.includes(certificateMode(id)) ? await this.repo.revoke(id) : null;
     if (!cert) throw new DomainError('certificate_not_found');
     return { ...toCertificateView(cert, this.issuer.urls), revoked_at: cert.revokedAt!.toISOString() };
   }
@@ -79,9 +79,9 @@ export class CertificatesService {
     return this.issuer.urls.verify(id);
   }
 
-  private async ownerScopeOf(userId: number): Promise<Scope> {
+  private async ownerScopeOf(userId: number, modes: Mode[]): Promise<Scope> {
     const user = await this.users.snapshotAnyScope(userId);
-    if (!user) throw new DomainError('user_not_found');
+    if (!user || !modes.includes(user.mode)) throw new DomainError('user_not_found');
     return { partnerId: user.partnerId, mode: user.mode };
   }
 }

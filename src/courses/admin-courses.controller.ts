@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { AdminOnly } from '../auth/auth.decorators';
+import { AdminOnly, LiveAdminOnly } from '../auth/auth.decorators';
 import { DomainError } from '../common/errors';
 import { intIdParam, MAX_INT_ID } from '../common/params';
 import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
@@ -17,6 +17,7 @@ export class AdminCoursesController {
   constructor(private readonly courses: AdminCoursesService) {}
 
   @Post()
+  @LiveAdminOnly()
   @ApiOperation({
     summary: 'Create a course with its tutor and topics',
     description: 'Unpublished unless `published: true`. The course duration is the sum of its topics.',
@@ -37,6 +38,7 @@ export class AdminCoursesController {
   }
 
   @Patch(':id')
+  @LiveAdminOnly()
   @ApiOperation({
     summary: 'Change any field of a course',
     description: '`topics`, when given, replaces every topic in order; topic ids are kept by position and topics past the new count are removed.',
@@ -51,6 +53,7 @@ export class AdminCoursesController {
   }
 
   @Post(':id/publish')
+  @LiveAdminOnly()
   @HttpCode(200)
   @ApiOperation({ summary: 'Publish a course: partners see it at once' })
   @ApiParam({ name: 'id', type: Number, example: 1 })
@@ -61,6 +64,7 @@ export class AdminCoursesController {
   }
 
   @Post(':id/unpublish')
+  @LiveAdminOnly()
   @HttpCode(200)
   @ApiOperation({ summary: 'Unpublish a course: it disappears from partners’ lists and details at once (404)' })
   @ApiParam({ name: 'id', type: Number, example: 1 })

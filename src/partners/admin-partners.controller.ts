@@ -1,7 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { KeysService } from '../api-keys/keys.service';
-import { AdminOnly } from '../auth/auth.decorators';
+import { Auth, AuthContext, adminModes } from '../auth/auth-context';
+import { AdminOnly, LiveAdminOnly, liveAdminRequired } from '../auth/auth.decorators';
 import { intIdParam, prefixedIdParam } from '../common/params';
 import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
 import {
@@ -44,6 +45,7 @@ export class AdminPartnersController {
 
   @Post('production-access/:id/approve')
   @HttpCode(200)
+  @LiveAdminOnly()
   @ApiOperation({ summary: 'Approve a request: issues the partner a live key, shown once in this response' })
   @ApiSuccess(ApprovalDto)
   @ApiErrors('production_access_request_not_found', 'request_already_reviewed', ...ADMIN_ERRORS)
@@ -53,6 +55,7 @@ export class AdminPartnersController {
 
   @Post('production-access/:id/reject')
   @HttpCode(200)
+  @LiveAdminOnly()
   @ApiOperation({ summary: 'Reject a request with a reason' })
   @ApiSuccess(RejectionDto)
   @ApiErrors('validation_failed', 'production_access_request_not_found', 'request_already_reviewed', ...ADMIN_ERRORS)
@@ -70,6 +73,7 @@ export class AdminPartnersController {
   }
 
   @Patch('partners/:id')
+  @LiveAdminOnly()
   @ApiOperation({
     summary: "Change a partner's plan, status (active / suspended) or allowed origins",
     description: 'Takes effect on every instance within 5 seconds.',
@@ -86,7 +90,8 @@ export class AdminPartnersController {
   @ApiParam({ name: 'id', type: Number })
   @ApiSuccess(IssuedKeyDto, { status: 201 })
   @ApiErrors('validation_failed', 'partner_not_found', ...ADMIN_ERRORS)
-  async createKey(@Param('id', partnerId) id: number, @Body() dto: CreateKeyDto) {
+  async createKey(@Auth() auth: AuthContext, @Param('id', partnerId) id: number, @Body() dto: CreateKeyDto) {
+    if (!adminModes(auth).includes(dto.mode)) throw liveAdminRequired();
     await this.partners.get(id);
     return this.keys.issue(null, id, dto.mode);
   }
@@ -96,7 +101,7 @@ export class AdminPartnersController {
   @ApiOperation({ summary: 'Revoke a key', description: 'Refused with 401 revoked_api_key on every instance within 5 seconds.' })
   @ApiSuccess(KeyViewDto)
   @ApiErrors('api_key_not_found', ...ADMIN_ERRORS)
-  revokeKey(@Param('id', prefixedIdParam('key', 'api_key_not_found')) id: string) {
-    return this.keys.revoke(id);
+  revokeKey(@Auth() auth: AuthContext, @Param('id', prefixedIdParam('key', 'api_key_not_found')) id: string) {
+    return this.keys.revoke(id, adminModes(auth));
   }
 }
