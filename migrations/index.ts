@@ -19,6 +19,7 @@ import { Jobs1763800120000 } from './1763800120000-jobs';
 import { EnrollmentCountShards1763800130000 } from './1763800130000-enrollment-count-shards';
 import { WebhookTrust1763800150000 } from './1763800150000-webhook-trust';
 import { WebhookSubscriptionLimit1763800161000 } from './1763800161000-webhook-subscription-limit';
+import { CredentialTestSigningKey1763800162000 } from './1763800162000-credential-test-signing-key';
 
 /** Every migration in order. A new migration is added here as well, so the build, the CLI and the tests run the same list. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   EnrollmentCountShards1763800130000,
   WebhookTrust1763800150000,
   WebhookSubscriptionLimit1763800161000,
+  CredentialTestSigningKey1763800162000,
 ];

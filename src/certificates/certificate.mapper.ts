@@ -16,9 +16,12 @@ export function formatIssueDate(isoDate: string): string {
 export class CertificateUrls {
   constructor(private readonly publicBaseUrl: string) {}
 
-  /** The issuer's id in credentials: the service's public origin. */
-  get issuer(): string {
-    return this.publicBaseUrl;
+  /**
+   * The issuer's id in credentials: the service's public origin for live certificates, a distinct id under it for
+   * test ones, so a verifier that trusts the production issuer refuses test credentials.
+   */
+  issuer(mode: Mode): string {
+    return mode === 'live' ? this.publicBaseUrl : `${this.publicBaseUrl}/issuers/test`;
   }
 
   /** The verification page a person opens (the QR code's target). */

@@ -64,7 +64,7 @@ export class CertificatesController {
     summary: 'Verify a certificate (no API key needed)',
     description:
       'Public: no key, no envelope, not counted against any quota; rate-limited per client IP (429 `rate_limited` with Retry-After). ' +
-      '200 `{ valid: true, certificate }`; a revoked certificate gives 200 with `valid: false`; an unknown or malformed id gives 404 `{ valid: false, certificate: null }`. ' +
+      '200 `{ valid: true, test, certificate }` (`test` is true for a certificate issued with a test key: an integration test, not a real certificate); a revoked certificate gives 200 with `valid: false`; an unknown or malformed id gives 404 `{ valid: false, certificate: null }`. ' +
       '`platform` is "Learning Platform", or "Learning Platform (test)" for certificates issued with a test key (`TST-…`).',
   })
   @ApiParam(CERT_ID_PARAM)
@@ -74,7 +74,11 @@ export class CertificatesController {
     schema: { type: 'object', properties: { valid: { type: 'boolean', example: false }, certificate: { type: 'object', nullable: true, example: null } } },
   })
   @ApiErrors('rate_limited', 'service_unavailable')
-  async verify(@Param('cert_id') certId: string, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<VerificationDto> {
+  async verify(
+    @Param('cert_id') certId: string,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<VerificationDto | { valid: false; certificate: null }> {
     await this.rateLimit.spend('certificate-verify', req);
     res.setHeader('Cache-Control', 'no-store');
     const cert = await this.certificates.findPublic(certId);
@@ -82,7 +86,7 @@ export class CertificatesController {
       res.status(404);
       return { valid: false, certificate: null };
     }
-    return { valid: cert.revokedAt === null, certificate: toPublicCertificate(cert) };
+    return { valid: cert.revokedAt === null, test: cert.mode === 'test', certificate: toPublicCertificate(cert) };
   }
 
   @Get(':cert_id/download')

@@ -6,6 +6,9 @@ import { Mode, Scope } from '../common/scope';
 import { Certificate } from './certificate.entity';
 import type { Ed25519PrivateJwk } from '../config/config';
 
+/** Where each mode's database-kept signing key lives (production takes the live key from the environment). */
+const SIGNING_KEY_TABLES: Record<Mode, string> = { live: 'credential_signing_key', test: 'credential_test_signing_key' };
+
 /** id: varchar; partner_id, user_id, course_id, enrollment_id: int; issued_at: date as text; revoked_at, created_at: timestamptz. */
 interface CertificateRow {
   id: string;
@@ -87,16 +90,16 @@ export class CertificatesRepository {
     return row ? toCertificate(row) : null;
   }
 
-  // ---- the development signing key (credentials/signing-key.store.ts) ----
+  // ---- the signing keys kept in the database (credentials/signing-key.store.ts): development's, and test mode's ----
 
-  async keptSigningKey(): Promise<Ed25519PrivateJwk | null> {
+  async keptSigningKey(mode: Mode = 'live'): Promise<Ed25519PrivateJwk | null> {
     // private_jwk: jsonb
-    const row = await sqlOne<{ private_jwk: Ed25519PrivateJwk }>(this.dataSource, `SELECT private_jwk FROM credential_signing_key WHERE singleton`);
+    const row = await sqlOne<{ private_jwk: Ed25519PrivateJwk }>(this.dataSource, `SELECT private_jwk FROM ${SIGNING_KEY_TABLES[mode]} WHERE singleton`);
     return row?.private_jwk ?? null;
   }
 
   /** The singleton row admits one key: an offer made while another instance's is kept does nothing. */
-  async offerSigningKey(jwk: Ed25519PrivateJwk): Promise<void> {
-    await this.dataSource.query(`INSERT INTO credential_signing_key (private_jwk) VALUES ($1) ON CONFLICT (singleton) DO NOTHING`, [JSON.stringify(jwk)]);
+  async offerSigningKey(jwk: Ed25519PrivateJwk, mode: Mode = 'live'): Promise<void> {
+    await this.dataSource.query(`INSERT INTO ${SIGNING_KEY_TABLES[mode]} (private_jwk) VALUES ($1) ON CONFLICT (singleton) DO NOTHING`, [JSON.stringify(jwk)]);
   }
 }

@@ -14,7 +14,7 @@ main,.bar{max-width:720px;margin:0 auto;padding:24px}header{border-bottom:1px so
 .verdict{display:flex;gap:12px;align-items:flex-start;padding:16px;border-radius:8px;margin:0 0 20px;border:1px solid}
 .verdict strong{display:block;font-size:1.15rem}.verdict p{margin:0}.mark{font-size:1.6rem;line-height:1;font-weight:700}
 .valid{background:#e8f5e9;border-color:#81c784;color:#1b5e20}.revoked{background:#fdecea;border-color:#e57373;color:#8e1c1c}
-.unknown{background:#eceff1;border-color:#b0bec5;color:#37474f}
+.unknown{background:#eceff1;border-color:#b0bec5;color:#37474f}.verdict.test{background:#fff4e5;border-color:#ffb74d;color:#8a3b00}
 .card{background:#fff;border:1px solid #d8dde3;border-radius:8px;padding:8px 20px}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:10px 24px;margin:12px 0}dt{color:#4a5663;font-weight:600}dd{margin:0;overflow-wrap:anywhere}
 .holder{font-size:1.25rem;font-weight:700}code{font:15px/1.4 ui-monospace,monospace;white-space:nowrap}
@@ -36,11 +36,15 @@ ${body}
 /** The verification page of a certificate that exists: valid, or revoked. Holder, course, date, platform and id only. */
 export function renderVerifyPage(cert: Certificate, links: VerifyPageLinks, nonce: string): string {
   const valid = cert.revokedAt === null;
+  const test = cert.mode === 'test';
   const platform = platformLabel(cert.mode);
   const verdict = valid
-    ? `<section class="verdict valid" role="status" data-verdict="valid"><span class="mark" aria-hidden="true">✓</span><div><strong>Valid certificate</strong>
+    ? test
+      ? `<section class="verdict test" role="status" data-verdict="valid" data-test="true"><span class="mark" aria-hidden="true">!</span><div><strong>Test certificate: not a real one</strong>
+<p>A partner's integration issued it in test mode. It proves nothing about the holder.</p></div></section>`
+      : `<section class="verdict valid" role="status" data-verdict="valid" data-test="false"><span class="mark" aria-hidden="true">✓</span><div><strong>Valid certificate</strong>
 <p>Issued by ${escapeHtml(platform)}. It has not been revoked.</p></div></section>`
-    : `<section class="verdict revoked" role="status" data-verdict="revoked"><span class="mark" aria-hidden="true">✕</span><div><strong>This certificate has been revoked</strong>
+    : `<section class="verdict revoked" role="status" data-verdict="revoked" data-test="${test}"><span class="mark" aria-hidden="true">✕</span><div><strong>This certificate has been revoked</strong>
 <p>The issuer has withdrawn it: it is no longer valid.</p></div></section>`;
   const testNote = cert.mode === 'test' ? `<p class="test">Issued in test mode by a partner's integration: not a real certificate.</p>` : '';
   const more = valid

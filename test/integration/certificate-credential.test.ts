@@ -26,8 +26,11 @@ function credential(id: string, ip = clientIp()) {
   return t.http.get(`/api/certificates/${encodeURIComponent(id)}/credential`, { headers: { 'X-Forwarded-For': ip } });
 }
 
-/** Verifies as a third party would: jose against the served key set, nothing else. */
-function verifyAsThirdParty(jwt: string, base = t.baseUrl, issuer = t.config.publicBaseUrl) {
+/** The issuer id of test-mode credentials (live ones are issued by the public origin itself). */
+const testIssuer = (base = t.config.publicBaseUrl) => `${base}/issuers/test`;
+
+/** Verifies as a third party would: jose against the served key set, nothing else (test credentials by default). */
+function verifyAsThirdParty(jwt: string, base = t.baseUrl, issuer = testIssuer()) {
   const jwks = createRemoteJWKSet(new URL(`${base}/.well-known/jwks.json`), { headers: { 'X-Forwarded-For': clientIp() } });
   return jwtVerify(jwt, jwks, { issuer, algorithms: ['EdDSA'], typ: 'vc+jwt' });
 }
@@ -42,7 +45,8 @@ describe('GET /api/certificates/{cert_id}/credential', () => {
     expect(res.text).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
 
     const keySet = await t.http.get('/.well-known/jwks.json', { headers: { 'X-Forwarded-For': clientIp() } });
-    const [key] = keySet.body.keys;
+    // The test-mode key, after the production one.
+    const key = keySet.body.keys[1];
     const { payload, protectedHeader } = await verifyAsThirdParty(res.text);
     expect(protectedHeader).toEqual({ alg: 'EdDSA', typ: 'vc+jwt', kid: key.kid });
 
@@ -54,7 +58,7 @@ describe('GET /api/certificates/{cert_id}/credential', () => {
       '@context': ['https://www.w3.org/ns/credentials/v2', 'https://purl.imsglobal.org/spec/ob/v3p0/context-3.0.3.json'],
       id: credentialId,
       type: ['VerifiableCredential', 'OpenBadgeCredential'],
-      issuer: { id: base, type: ['Profile'], name: 'Learning Platform (test)', url: base },
+      issuer: { id: testIssuer(), type: ['Profile'], name: 'Learning Platform (test)', url: base },
       validFrom: `${cert.issuedAt}T00:00:00Z`,
       name: `Certificate of Completion: ${cert.courseTitle}`,
       credentialSubject: {
@@ -69,7 +73,8 @@ describe('GET /api/certificates/{cert_id}/credential', () => {
           criteria: { narrative: 'Complete every topic of the course and pass every quiz it contains.' },
         },
       },
-      iss: base,
+      iss: testIssuer(),
+      test: true,
       jti: credentialId,
       sub: subjectId,
       nbf: Date.parse(`${cert.issuedAt}T00:00:00Z`) / 1000,
@@ -90,8 +95,8 @@ describe('GET /api/certificates/{cert_id}/credential', () => {
     const live = await createKey(t, partner.partnerId, 'live');
     const a = await issueCertificate(t, live);
     const b = await issueCertificate(t, live);
-    const pa = (await verifyAsThirdParty((await credential(a.certificateId)).text)).payload as Record<string, any>;
-    const pb = (await verifyAsThirdParty((await credential(b.certificateId)).text)).payload as Record<string, any>;
+    const pa = (await verifyAsThirdParty((await credential(a.certificateId)).text, t.baseUrl, t.config.publicBaseUrl)).payload as Record<string, any>;
+    const pb = (await verifyAsThirdParty((await credential(b.certificateId)).text, t.baseUrl, t.config.publicBaseUrl)).payload as Record<string, any>;
     expect(pa.issuer.name).toBe('Learning Platform');
     expect(pa.sub).not.toBe(pb.sub);
   });
@@ -131,27 +136,29 @@ describe('GET /api/certificates/{cert_id}/credential', () => {
 });
 
 describe('GET /.well-known/jwks.json', () => {
-  it('serves one Ed25519 public key (no private part), cacheable, readable from any origin', async () => {
+  it('serves two Ed25519 public keys, production then test (no private part), cacheable, readable from any origin', async () => {
     const res = await t.http.get('/.well-known/jwks.json', { headers: { 'X-Forwarded-For': clientIp(), Origin: 'https://wallet.example' } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(res.headers.get('cache-control')).toBe('public, max-age=300');
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    expect(res.body.keys).toHaveLength(1);
-    const [key] = res.body.keys;
-    expect(key).toEqual({
-      kty: 'OKP',
-      crv: 'Ed25519',
-      x: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
-      kid: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
-      alg: 'EdDSA',
-      use: 'sig',
-    });
-    // kid is the RFC 7638 thumbprint of the key.
-    const thumbprint = createHash('sha256')
-      .update(JSON.stringify({ crv: 'Ed25519', kty: 'OKP', x: key.x }))
-      .digest('base64url');
-    expect(key.kid).toBe(thumbprint);
+    expect(res.body.keys).toHaveLength(2);
+    for (const key of res.body.keys) {
+      expect(key).toEqual({
+        kty: 'OKP',
+        crv: 'Ed25519',
+        x: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        kid: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        alg: 'EdDSA',
+        use: 'sig',
+      });
+      // kid is the RFC 7638 thumbprint of the key.
+      const thumbprint = createHash('sha256')
+        .update(JSON.stringify({ crv: 'Ed25519', kty: 'OKP', x: key.x }))
+        .digest('base64url');
+      expect(key.kid).toBe(thumbprint);
+    }
+    expect(res.body.keys[0].kid).not.toBe(res.body.keys[1].kid);
   });
 
   it("keeps the development key across restarts: a second instance serves the same key and verifies the first one's credentials", async () => {
@@ -163,6 +170,7 @@ describe('GET /.well-known/jwks.json', () => {
       expect(b.body).toEqual(a.body);
       await expect(verifyAsThirdParty(jwt, second.baseUrl)).resolves.toBeDefined();
       expect(await t.db.query('SELECT count(*)::int AS n FROM credential_signing_key')).toEqual([{ n: 1 }]);
+      expect(await t.db.query('SELECT count(*)::int AS n FROM credential_test_signing_key')).toEqual([{ n: 1 }]);
     } finally {
       await second.close();
     }
@@ -175,14 +183,15 @@ describe('CREDENTIAL_SIGNING_KEY', () => {
     const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
     const configured = await startApp({ TRUST_PROXY: '1', CREDENTIAL_SIGNING_KEY: pem });
     try {
-      const cert = await issueCertificate(configured, { ...partner, http: configured.http.withKey(partner.key) });
+      const live = await createKey(configured, partner.partnerId, 'live');
+      const cert = await issueCertificate(configured, live);
       const jwt = (await configured.http.get(`/api/certificates/${cert.certificateId}/credential`, { headers: { 'X-Forwarded-For': clientIp() } })).text;
       const jwks = await configured.http.get('/.well-known/jwks.json', { headers: { 'X-Forwarded-For': clientIp() } });
       expect(jwks.body.keys[0].x).toBe(publicKey.export({ format: 'jwk' }).x);
       expect(decodeProtectedHeader(jwt).kid).toBe(jwks.body.keys[0].kid);
-      await expect(verifyAsThirdParty(jwt, configured.baseUrl)).resolves.toBeDefined();
+      await expect(verifyAsThirdParty(jwt, configured.baseUrl, configured.config.publicBaseUrl)).resolves.toBeDefined();
       // A verifier holding the development key set refuses it.
-      await expect(verifyAsThirdParty(jwt, t.baseUrl)).rejects.toThrow();
+      await expect(verifyAsThirdParty(jwt, t.baseUrl, configured.config.publicBaseUrl)).rejects.toThrow();
     } finally {
       await configured.close();
     }

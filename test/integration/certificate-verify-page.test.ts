@@ -43,7 +43,9 @@ describe('GET /verify/{cert_id}', () => {
     expectPageHeaders(res.headers);
     const html = res.text;
     expect(html).toContain('data-verdict="valid"');
-    expect(html).toContain('Valid certificate');
+    // Issued with a test key: the verdict says it is a test certificate.
+    expect(html).toContain('data-test="true"');
+    expect(html).toContain('Test certificate: not a real one');
     expect(html).toContain(`<dd class="holder" dir="auto" id="holder">${cert.holderName}</dd>`);
     expect(html).toContain(`<dd dir="auto" id="course">${cert.courseTitle}</dd>`);
     const date = new Date(`${cert.issuedAt}T00:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });

@@ -312,6 +312,7 @@ describe('GET /api/certificates/verify/:cert_id', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       valid: true,
+      test: true,
       certificate: {
         id: certificateId,
         holder_name: learner.name,

@@ -135,6 +135,7 @@ describe('partner journey through the generated client', () => {
     expect(verified.response.status).toBe(200);
     expect(verified.data).toEqual({
       valid: true,
+      test: true,
       certificate: { id: certificateId, holder_name: 'Grace Hopper', course_title: course.title, issued_at: expect.any(String), platform: expect.any(String) },
     });
   });

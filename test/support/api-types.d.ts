@@ -615,7 +615,7 @@ export interface paths {
         };
         /**
          * Verify a certificate (no API key needed)
-         * @description Public: no key, no envelope, not counted against any quota; rate-limited per client IP (429 `rate_limited` with Retry-After). 200 `{ valid: true, certificate }`; a revoked certificate gives 200 with `valid: false`; an unknown or malformed id gives 404 `{ valid: false, certificate: null }`. `platform` is "Learning Platform", or "Learning Platform (test)" for certificates issued with a test key (`TST-…`).
+         * @description Public: no key, no envelope, not counted against any quota; rate-limited per client IP (429 `rate_limited` with Retry-After). 200 `{ valid: true, test, certificate }` (`test` is true for a certificate issued with a test key: an integration test, not a real certificate); a revoked certificate gives 200 with `valid: false`; an unknown or malformed id gives 404 `{ valid: false, certificate: null }`. `platform` is "Learning Platform", or "Learning Platform (test)" for certificates issued with a test key (`TST-…`).
          */
         get: operations["Certificates_verify"];
         put?: never;
@@ -1376,7 +1376,7 @@ export interface components {
             /** @example The request is invalid. */
             message: string;
             /**
-             * @description Code-specific detail: [{ field, message }] for validation_failed, an object such as { required, available } for others.
+             * @description Code-specific detail: [{ field, message }] for validation_failed, an object such as { required, available } for others. A list holds at most 50 problems; when there are more, a last entry `{ field: "*", message: "N more problems not listed", omitted: N }` counts the rest.
              * @example [
              *       {
              *         "field": "limit",
@@ -1467,6 +1467,11 @@ export interface components {
             rate_limit_per_second: number;
             /** @example 2 */
             webhook_event_types: number | null;
+            /**
+             * @description Webhook subscriptions per mode; null = unlimited.
+             * @example 2
+             */
+            webhook_subscriptions: number | null;
             /** @example 0 */
             webinar_rooms: number | null;
             /**
@@ -2360,6 +2365,11 @@ export interface components {
              * @example true
              */
             valid: boolean;
+            /**
+             * @description true for a certificate issued with a test key (`TST-…`): a partner integration test, not a real certificate.
+             * @example false
+             */
+            test: boolean;
             certificate: (components["schemas"]["PublicCertificateDto"] | null) & components["schemas"]["PublicCertificateDto"];
         };
         RevokedCertificateDto: {
@@ -2443,7 +2453,7 @@ export interface components {
             use: "sig";
         };
         CredentialJwksDto: {
-            /** @description The keys that sign credentials (today one). */
+            /** @description The keys that sign credentials: the production key, then the test-mode key (its own `kid`; it signs only credentials of `TST-` certificates, under the issuer id `{PUBLIC_BASE_URL}/issuers/test`). */
             keys: components["schemas"]["CredentialJwkDto"][];
         };
         WebhookCreatedDto: {

@@ -46,7 +46,13 @@ export class HttpClient {
     }
     // undici's Agent and @types/node's copy of undici's types describe the same dispatcher differently.
     const init = { method, headers, body, redirect: 'manual', dispatcher } as unknown as RequestInit;
-    const res = await fetch(this.baseUrl + path, init);
+    const res = await fetch(this.baseUrl + path, init).catch((e: unknown) => {
+      // A kept-alive socket the server closed while this process was busy (the app runs in the test's own process, so a
+      // long synchronous step in a test stalls both timers): a GET is safe to send again on a fresh socket, as
+      // HTTP/1.1 clients do.
+      if (method !== 'GET' || (e as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw e;
+      return fetch(this.baseUrl + path, init);
+    });
     const text = await res.text();
     let parsed: unknown = text;
     try {

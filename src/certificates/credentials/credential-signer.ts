@@ -29,9 +29,10 @@ export class CredentialSigner {
    */
   async sign(cert: Certificate): Promise<string> {
     if (cert.revokedAt) throw new DomainError('certificate_revoked');
-    const key = await this.keys.current();
+    // Test certificates: the test key and issuer id, and a claim that says so, so none passes for a production one.
+    const key = await this.keys.forMode(cert.mode);
     const vc = openBadgeCredential(cert, this.urls);
-    return new SignJWT({ ...vc })
+    return new SignJWT(cert.mode === 'test' ? { ...vc, test: true } : { ...vc })
       .setProtectedHeader({ alg: 'EdDSA', typ: 'vc+jwt', kid: key.kid })
       .setIssuer(vc.issuer.id)
       .setJti(vc.id)
@@ -40,8 +41,9 @@ export class CredentialSigner {
       .sign(key.privateKey);
   }
 
-  /** The public key set verifiers fetch (`/.well-known/jwks.json`). */
+  /** The public key set verifiers fetch (`/.well-known/jwks.json`): the production key, then the test key. */
   async jwks(): Promise<{ keys: object[] }> {
-    return { keys: [(await this.keys.current()).publicJwk] };
+    const [live, test] = await Promise.all([this.keys.current(), this.keys.forMode('test')]);
+    return { keys: [live.publicJwk, test.publicJwk] };
   }
 }

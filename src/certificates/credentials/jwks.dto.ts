@@ -16,6 +16,11 @@ export class CredentialJwkDto {
 }
 
 export class CredentialJwksDto {
-  @ApiProperty({ type: [CredentialJwkDto], minItems: 1, description: 'The keys that sign credentials (today one).' })
+  @ApiProperty({
+    type: [CredentialJwkDto],
+    minItems: 1,
+    description:
+      'The keys that sign credentials: the production key, then the test-mode key (its own `kid`; it signs only credentials of `TST-` certificates, under the issuer id `{PUBLIC_BASE_URL}/issuers/test`).',
+  })
   keys: CredentialJwkDto[];
 }

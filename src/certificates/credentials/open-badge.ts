@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Mode } from '../../common/scope';
 import type { Certificate } from '../certificate.entity';
 import { platformLabel } from '../certificate.mapper';
 
@@ -23,7 +24,7 @@ export interface OpenBadgeCredential {
 
 /** Where the credential's identifiers point; all derive from PUBLIC_BASE_URL. */
 export interface CredentialUrls {
-  issuer: string;
+  issuer(mode: Mode): string;
   credential(certificateId: string): string;
   course(courseId: number): string;
 }
@@ -34,7 +35,7 @@ export function openBadgeCredential(cert: Certificate, urls: CredentialUrls): Op
     '@context': [VC_CONTEXT, OB_CONTEXT],
     id: urls.credential(cert.id),
     type: ['VerifiableCredential', 'OpenBadgeCredential'],
-    issuer: { id: urls.issuer, type: ['Profile'], name: platform, url: urls.issuer },
+    issuer: { id: urls.issuer(cert.mode), type: ['Profile'], name: platform, url: urls.issuer('live') },
     validFrom: `${cert.issuedAt}T00:00:00Z`,
     name: `Certificate of Completion: ${cert.courseTitle}`,
     credentialSubject: {

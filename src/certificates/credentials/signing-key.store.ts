@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/comm
 import { InjectDataSource } from '@nestjs/typeorm';
 import { calculateJwkThumbprint, importJWK, type CryptoKey, type JWK } from 'jose';
 import { DataSource } from 'typeorm';
+import type { Mode } from '../../common/scope';
 import { AppConfig, Ed25519PrivateJwk } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { CertificatesRepository } from '../certificates.repository';
@@ -15,60 +16,73 @@ export interface SigningKey {
 }
 
 /**
- * The Ed25519 key that signs credentials: CREDENTIAL_SIGNING_KEY when set (always in production), otherwise the one
- * generated on the first start of a development database and kept in it, so every instance and restart signs with it.
+ * The Ed25519 keys that sign credentials, one per mode. Live: CREDENTIAL_SIGNING_KEY when set (always in production),
+ * otherwise the one generated on the first start of a development database and kept in it. Test: always generated
+ * and kept in the database (test credentials carry no trust), so a test key can never mint what the production key
+ * signs. Every instance and restart signs with the same keys.
  */
 @Injectable()
 export class SigningKeyStore implements OnApplicationBootstrap {
   private readonly logger = new Logger(SigningKeyStore.name);
-  private loading: Promise<SigningKey> | null = null;
+  private readonly loading = new Map<Mode, Promise<SigningKey>>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Loads the key at start-up, so a development database gets its key on the first start. */
+  /** Loads the keys at start-up, so a database gets its kept keys on the first start. */
   async onApplicationBootstrap(): Promise<void> {
-    await this.current();
+    await Promise.all([this.current(), this.forMode('test')]);
   }
 
+  /** The production (live-mode) key. */
   current(): Promise<SigningKey> {
-    // A failed load (database away) is not remembered: the next request tries again.
-    this.loading ??= this.load().catch((e: unknown) => {
-      this.loading = null;
-      throw e;
-    });
-    return this.loading;
+    return this.forMode('live');
   }
 
-  private async load(): Promise<SigningKey> {
-    const configured = this.config.credentials.signingKey;
-    const jwk = configured ?? (await keptInDatabase(this.dataSource));
+  forMode(mode: Mode): Promise<SigningKey> {
+    let loading = this.loading.get(mode);
+    if (!loading) {
+      // A failed load (database away) is not remembered: the next request tries again.
+      loading = this.load(mode).catch((e: unknown) => {
+        this.loading.delete(mode);
+        throw e;
+      });
+      this.loading.set(mode, loading);
+    }
+    return loading;
+  }
+
+  private async load(mode: Mode): Promise<SigningKey> {
+    const configured = mode === 'live' ? this.config.credentials.signingKey : null;
+    const jwk = configured ?? (await keptInDatabase(this.dataSource, mode));
     const publicJwk: JWK = { kty: 'OKP', crv: 'Ed25519', x: jwk.x };
     const kid = await calculateJwkThumbprint(publicJwk, 'sha256');
-    this.logger.log(
-      configured
-        ? `Signing credentials with CREDENTIAL_SIGNING_KEY (kid ${kid})`
-        : `Signing credentials with the development key kept in the database (kid ${kid}); set CREDENTIAL_SIGNING_KEY in production`,
-    );
+    if (mode === 'test') this.logger.log(`Signing test-mode credentials with the test key kept in the database (kid ${kid})`);
+    else
+      this.logger.log(
+        configured
+          ? `Signing credentials with CREDENTIAL_SIGNING_KEY (kid ${kid})`
+          : `Signing credentials with the development key kept in the database (kid ${kid}); set CREDENTIAL_SIGNING_KEY in production`,
+      );
     const privateKey = await importJWK({ ...jwk }, 'EdDSA');
     return { kid, privateKey, publicJwk: { ...publicJwk, kid, alg: 'EdDSA', use: 'sig' } };
   }
 }
 
 /**
- * The database's key, generated when there is none. Instances starting at once each offer a fresh key; the
- * singleton row admits one, the others' inserts do nothing (after waiting for the winner's commit), and every
+ * The database's key of a mode, generated when there is none. Instances starting at once each offer a fresh key;
+ * the singleton row admits one, the others' inserts do nothing (after waiting for the winner's commit), and every
  * instance then reads the winner.
  */
-export async function keptInDatabase(dataSource: DataSource): Promise<Ed25519PrivateJwk> {
+export async function keptInDatabase(dataSource: DataSource, mode: Mode = 'live'): Promise<Ed25519PrivateJwk> {
   const repo = new CertificatesRepository(dataSource);
-  const kept = await repo.keptSigningKey();
+  const kept = await repo.keptSigningKey(mode);
   if (kept) return kept;
   const { x, d } = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
-  await repo.offerSigningKey({ kty: 'OKP', crv: 'Ed25519', x: x!, d: d! });
-  const winner = await repo.keptSigningKey();
-  if (!winner) throw new Error('credential_signing_key is empty right after an insert');
+  await repo.offerSigningKey({ kty: 'OKP', crv: 'Ed25519', x: x!, d: d! }, mode);
+  const winner = await repo.keptSigningKey(mode);
+  if (!winner) throw new Error(`the ${mode} signing key is empty right after an insert`);
   return winner;
 }

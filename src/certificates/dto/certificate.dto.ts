@@ -58,5 +58,10 @@ export class PublicCertificateDto {
 
 export class VerificationDto {
   @ApiProperty({ example: true, description: 'false when the certificate has been revoked (or does not exist: 404).' }) valid: boolean;
+  @ApiProperty({
+    example: false,
+    description: 'true for a certificate issued with a test key (`TST-…`): a partner integration test, not a real certificate.',
+  })
+  test: boolean;
   @ApiProperty({ type: PublicCertificateDto, nullable: true }) certificate: PublicCertificateDto | null;
 }
