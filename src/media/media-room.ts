@@ -62,6 +62,8 @@ export class MediaRoom {
   private lastPli = 0;
   /** Counters for the metrics and the benchmark. */
   readonly stats = { packetsIn: 0, packetsOut: 0 };
+  /** Set by the benchmark: called with the milliseconds from a packet's arrival to its hand-over to each viewer's socket. */
+  latencyProbe: ((ms: number) => void) | null = null;
 
   constructor(
     readonly webinarId: string,
@@ -147,6 +149,7 @@ export class MediaRoom {
     this.clocks[kind].apply(packet, kind === 'video' ? 3000 : 960);
     const keyFrame = kind === 'video' && isVp8KeyFrameStart(packet);
     const bytes = packet.serialize();
+    const arrived = this.latencyProbe ? performance.now() : 0;
     for (const viewer of this.viewers.values()) {
       const sender = viewer.senders[kind];
       if (!sender || viewer.session.pc.connectionState !== 'connected') continue;
@@ -156,7 +159,14 @@ export class MediaRoom {
         else if (viewer.waitingForKeyFrame) continue;
       }
       this.stats.packetsOut++;
-      sender.sendRtp(bytes).catch(() => undefined);
+      const sent = sender.sendRtp(bytes);
+      const probe = this.latencyProbe;
+      if (probe)
+        sent.then(
+          () => probe(performance.now() - arrived),
+          () => undefined,
+        );
+      else sent.catch(() => undefined);
     }
   }
 

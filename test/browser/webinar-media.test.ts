@@ -44,24 +44,37 @@ async function openPage(): Promise<Page> {
   return context.newPage();
 }
 
+interface VideoLike {
+  videoWidth: number;
+  videoHeight: number;
+  currentTime: number;
+  srcObject: unknown;
+}
+
 const videoOf = (page: Page, id: string) =>
-  page.evaluate((sel) => {
-    const v = document.getElementById(sel) as HTMLVideoElement;
-    return { width: v.videoWidth, height: v.videoHeight, time: v.currentTime, hasStream: v.srcObject !== null };
-  }, id);
+  page.locator(`#${id}`).evaluate((v: VideoLike) => ({ width: v.videoWidth, height: v.videoHeight, time: v.currentTime, hasStream: v.srcObject !== null }));
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
 
 /** The picture plays: a decoded size, and currentTime advancing at least 1.5 s (within 15 s of joining). */
 async function expectPlaying(page: Page): Promise<void> {
-  await page.waitForFunction(() => (document.getElementById('stage-video') as HTMLVideoElement).videoWidth > 0, undefined, { timeout: 15_000 });
+  const joined = Date.now();
+  await until('a decoded picture', async () => (await videoOf(page, 'stage-video')).width > 0, 15_000);
   const start = (await videoOf(page, 'stage-video')).time;
-  await page.waitForFunction((t0) => (document.getElementById('stage-video') as HTMLVideoElement).currentTime - t0 >= 1.5, start, { timeout: 15_000 });
+  await until('1.5 s of playback', async () => (await videoOf(page, 'stage-video')).time - start >= 1.5, 15_000 - (Date.now() - joined));
   await expect(page.locator('#waiting').isHidden()).resolves.toBe(true);
 }
 
 /** The highest level an AnalyserNode hears on the page's received audio track within 4 s (0 = silence). */
 const audioLevel = (page: Page) =>
-  page.evaluate(async () => {
-    const stream = (document.getElementById('stage-video') as HTMLVideoElement).srcObject as MediaStream;
+  page.evaluate(`(async () => {
+    const stream = document.getElementById('stage-video').srcObject;
     const ctx = new AudioContext();
     const analyser = ctx.createAnalyser();
     ctx.createMediaStreamSource(new MediaStream(stream.getAudioTracks())).connect(analyser);
@@ -74,7 +87,7 @@ const audioLevel = (page: Page) =>
     }
     await ctx.close();
     return peak;
-  });
+  })()`) as Promise<number>;
 
 describe('live media in the pages (real Chromium, fake camera, microphone and screen)', () => {
   it('the host goes live; attendees (one 5 s late) and the embed see and hear it; screen share switches; ending closes every page', async () => {
@@ -88,7 +101,7 @@ describe('live media in the pages (real Chromium, fake camera, microphone and sc
     const host = await openPage();
     await host.goto(w.host_join_url.replace(/^https?:\/\/[^/]+/, PUBLIC_BASE), { waitUntil: 'domcontentloaded' });
     await host.getByRole('button', { name: 'Turn on camera' }).click();
-    await host.waitForFunction(() => (document.getElementById('preview') as HTMLVideoElement).videoWidth > 0);
+    await until('the preview', async () => (await videoOf(host, 'preview')).width > 0, 10_000);
     await host.getByRole('button', { name: 'Go live' }).click();
     await host.locator('#status[data-status="live"]').waitFor();
     await host.locator('#media-message', { hasText: 'You are live.' }).waitFor();
@@ -115,23 +128,9 @@ describe('live media in the pages (real Chromium, fake camera, microphone and sc
     await host.getByRole('button', { name: 'Share screen' }).click();
     await host.getByRole('button', { name: 'Stop sharing' }).waitFor();
     const aspect = (v: { width: number; height: number }) => (v.width / v.height).toFixed(2);
-    await first.waitForFunction(
-      (a) => {
-        const v = document.getElementById('stage-video') as HTMLVideoElement;
-        return v.videoWidth > 0 && (v.videoWidth / v.videoHeight).toFixed(2) !== a;
-      },
-      aspect(camera),
-      { timeout: 10_000 },
-    );
+    await until('the screen on the attendee page', async () => aspect(await videoOf(first, 'stage-video')) !== aspect(camera), 10_000);
     await host.getByRole('button', { name: 'Stop sharing' }).click();
-    await first.waitForFunction(
-      (a) => {
-        const v = document.getElementById('stage-video') as HTMLVideoElement;
-        return (v.videoWidth / v.videoHeight).toFixed(2) === a;
-      },
-      aspect(camera),
-      { timeout: 10_000 },
-    );
+    await until('the camera again', async () => aspect(await videoOf(first, 'stage-video')) === aspect(camera), 10_000);
 
     const endedAt = Date.now();
     await host.getByRole('button', { name: 'End webinar' }).click();
