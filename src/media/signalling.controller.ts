@@ -1,5 +1,5 @@
 import { Controller, Delete, Headers, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiExtension, ApiHeader, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiExcludeEndpoint, ApiExtension, ApiHeader, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../auth/public.decorator';
 import { RawResponse } from '../common/envelope.interceptor';
@@ -148,10 +148,7 @@ export class SignallingController {
 
   /** Trickle ICE is not needed: answers carry every candidate, and clients may send theirs in the offer. */
   @Patch(['whip/:session_id', 'whep/:session_id'])
-  @ApiOperation({ summary: 'Trickle ICE (not supported: 405)' })
-  @ApiParam({ name: 'id', description: 'The webinar id (`wbn_…`).' })
-  @ApiParam(SESSION_PARAM)
-  @ApiErrors('method_not_allowed')
+  @ApiExcludeEndpoint()
   trickle(): never {
     throw new DomainError('method_not_allowed', { allow: ['DELETE'] }, 'Trickle ICE is not supported: send every candidate in the offer.', { Allow: 'DELETE' });
   }
