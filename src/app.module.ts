@@ -23,6 +23,7 @@ import { IdempotencyModule } from './idempotency/idempotency.module';
 import { IdempotencyWorkerModule } from './idempotency/idempotency-worker.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { WebinarsModule } from './webinars/webinars.module';
+import { MediaModule } from './media/media.module';
 import { WebhooksWorkerModule } from './webhooks/worker/webhooks-worker.module';
 import { SearchModule } from './search/search.module';
 import { SearchWorkerModule } from './search/search-worker.module';
@@ -56,6 +57,7 @@ const FEATURES = [
   IdempotencyModule,
   WebhooksModule,
   WebinarsModule,
+  MediaModule,
   SearchModule,
   JobsModule,
   HealthModule,

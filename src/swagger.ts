@@ -8,6 +8,7 @@ import { guideHandler, GUIDE_PATH, renderGuidePages } from './openapi/guide-page
 import { finishDocument } from './openapi/post-process';
 
 export const API_KEY_SCHEME = 'api_key';
+export const WEBINAR_TOKEN_SCHEME = 'webinar_token';
 
 /** Every tag the operations use, in the order the docs list them, each with what it groups. */
 const TAGS: Array<[string, string]> = [
@@ -48,6 +49,15 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     .setLicense('Proprietary (partner agreement)', `${config.publicBaseUrl}/docs`)
     .addServer(config.publicBaseUrl, 'This instance (PUBLIC_BASE_URL)')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Your partner API key.' }, API_KEY_SCHEME)
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'A webinar token for WHIP/WHEP: the host token (`t` of `host_join_url`) publishes, an attendee’s personal token (`a` of their `join_url`) plays.',
+      },
+      WEBINAR_TOKEN_SCHEME,
+    )
     .addSecurityRequirements(API_KEY_SCHEME);
   for (const [name, description] of TAGS) builder.addTag(name, description);
   const document = SwaggerModule.createDocument(app, builder.build(), {
@@ -61,6 +71,11 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
       if (op['x-public']) {
         op.security = [];
         delete op['x-public'];
+      }
+      // WHIP/WHEP: a webinar token instead of the API key (playing a public webinar needs none).
+      if (op['x-webinar-token']) {
+        op.security = [{ [WEBINAR_TOKEN_SCHEME]: [] }];
+        delete op['x-webinar-token'];
       }
       // Conditional GETs (ApiConditional): their 200 and 304 carry the ETag header.
       if (op['x-conditional']) {
@@ -83,6 +98,7 @@ interface MarkedOperation {
   security?: unknown[];
   responses?: Record<string, { $ref?: string; headers?: Record<string, unknown> } | undefined>;
   'x-public'?: unknown;
+  'x-webinar-token'?: unknown;
   'x-conditional'?: unknown;
 }
 

@@ -1,5 +1,6 @@
 import express, { NextFunction, Request, Response } from 'express';
 import { DomainError } from './errors';
+import { isSignallingPath, sdpParser, SDP_TYPE, SDPFRAG_TYPE } from './sdp-body';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 // strict: false parses any JSON value, so `null`, `3` or `[]` are a well-formed body of the wrong shape (400
@@ -49,6 +50,14 @@ function hostileShape(body: object): { field: string; message: string } | null {
   return null;
 }
 
+async function sdpBody(req: Request, res: Response, next: NextFunction, type: string): Promise<void> {
+  if (type !== SDP_TYPE && type !== SDPFRAG_TYPE) {
+    throw new DomainError('unsupported_media_type', undefined, 'WHIP and WHEP requests must be sent as Content-Type: application/sdp.');
+  }
+  await new Promise<void>((resolve, reject) => sdpParser(req, res, (err?: Error) => (err ? reject(err) : resolve())));
+  next();
+}
+
 /**
  * Contract section 1 for request bodies, in one middleware with a fast path for reads: a body must be
  * `application/json` (415), at most 100 kB (512 kB for bulk enrolment) (413), valid JSON (400 invalid_json) and a JSON object.
@@ -58,6 +67,7 @@ export async function jsonBody(req: Request, res: Response, next: NextFunction):
   if (!BODY_METHODS.has(req.method)) return next();
   if (hasBody(req)) {
     const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    if (isSignallingPath(req)) return sdpBody(req, res, next, type);
     if (type !== 'application/json') throw new DomainError('unsupported_media_type');
     const { parse, large } = parserFor(req);
     await new Promise<void>((resolve, reject) =>

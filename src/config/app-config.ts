@@ -48,6 +48,14 @@ export interface AppConfig {
     /** How often the worker re-enqueues unfinished jobs whose queue entry is gone (and how long a job must be idle). */
     sweepIntervalMs: number;
   };
+  media: {
+    /** MEDIA_PUBLIC_IP: the address announced in the relay's ICE candidates; unset = the host's own addresses. */
+    publicIp?: string;
+    /** MEDIA_UDP_PORTS: the UDP port range the relay's sessions bind in; unset = any free port. */
+    udpPorts?: [number, number];
+    /** WEBRTC_ICE_SERVERS: STUN/TURN servers handed to the pages (RTCIceServer objects). */
+    iceServers: Array<{ urls: string | string[]; username?: string; credential?: string }>;
+  };
   limits: {
     /** Self-service registrations per client IP per hour (contract: 5). */
     registrationsPerHour: number;

@@ -123,6 +123,52 @@ function url(env: Env, name: string, fallback: string | undefined, protocols: st
   return raw;
 }
 
+function mediaPublicIp(env: Env): string | undefined {
+  const raw = env.MEDIA_PUBLIC_IP?.trim();
+  if (!raw) return undefined;
+  if (isIP(raw) !== 4) throw new ConfigError(`MEDIA_PUBLIC_IP must be an IPv4 address, got "${raw}"`);
+  return raw;
+}
+
+function mediaUdpPorts(env: Env): [number, number] | undefined {
+  const raw = env.MEDIA_UDP_PORTS?.trim();
+  if (!raw) return undefined;
+  const m = /^(\d{1,5})-(\d{1,5})$/.exec(raw);
+  const [min, max] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
+  if (!m || min < 1024 || max > 65535 || max <= min) {
+    throw new ConfigError(`MEDIA_UDP_PORTS must be a range such as 40000-40199 (1024-65535, low < high), got "${raw}"`);
+  }
+  return [min, max];
+}
+
+function iceServers(env: Env): AppConfig['media']['iceServers'] {
+  const raw = env.WEBRTC_ICE_SERVERS?.trim();
+  if (!raw) return [];
+  const shape =
+    'a JSON list of ICE servers such as [{"urls":"stun:stun.example.com:3478"},{"urls":"turn:turn.example.com:3478","username":"u","credential":"p"}]';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(`WEBRTC_ICE_SERVERS must be ${shape}`);
+  }
+  const isUrl = (u: unknown) => typeof u === 'string' && /^(stun|stuns|turn|turns):/.test(u);
+  const valid =
+    Array.isArray(parsed) &&
+    parsed.every((s: unknown) => {
+      if (s === null || typeof s !== 'object') return false;
+      const { urls, username, credential } = s as Record<string, unknown>;
+      const urlsOk = Array.isArray(urls) ? urls.length > 0 && urls.every(isUrl) : isUrl(urls);
+      return urlsOk && ['string', 'undefined'].includes(typeof username) && ['string', 'undefined'].includes(typeof credential);
+    });
+  if (!valid) throw new ConfigError(`WEBRTC_ICE_SERVERS must be ${shape}`);
+  return parsed as AppConfig['media']['iceServers'];
+}
+
+function mediaConfig(env: Env): AppConfig['media'] {
+  return { publicIp: mediaPublicIp(env), udpPorts: mediaUdpPorts(env), iceServers: iceServers(env) };
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const nodeEnv = str(env, 'NODE_ENV', 'development');
   if (!['development', 'production', 'test'].includes(nodeEnv)) {
@@ -179,6 +225,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     benchDisableAuth: !production && bool(env, 'BENCH_DISABLE_AUTH', false),
     credentials: { signingKey: credentialSigningKey(env, production) },
     jobs: { sweepIntervalMs: int(env, 'JOBS_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000) },
+    media: mediaConfig(env),
     limits: {
       registrationsPerHour: int(env, 'REGISTRATION_LIMIT_PER_HOUR', 5, 1, 1_000_000),
       verificationsPerMinute: int(env, 'VERIFY_LIMIT_PER_MINUTE', 60, 1, 1_000_000),

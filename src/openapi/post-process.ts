@@ -48,7 +48,8 @@ export function finishDocument(input: OpenAPIObject): Document {
   const responses = (components.responses = { ...components.responses, ...errorResponses() });
 
   for (const { path, method, op } of operations(doc)) {
-    const keyed = !(Array.isArray(op.security) && op.security.length === 0);
+    // The API key is needed unless the operation names its own requirements (none, or a webinar token).
+    const keyed = !Array.isArray(op.security) || op.security.some((r) => typeof r === 'object' && r !== null && 'api_key' in r);
     const api = path.startsWith('/api/');
     const hasBody = ['post', 'put', 'patch'].includes(method);
     for (const param of op.parameters ?? []) if (param.schema) param.schema = fixSchema(param.schema, param.name ?? '');

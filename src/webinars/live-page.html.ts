@@ -1,4 +1,5 @@
 import { escapeHtml } from '../common/html';
+import { MEDIA_CLIENT } from './live-media.client';
 import type { Webinar } from './webinar.entity';
 
 export interface LivePageModel {
@@ -11,6 +12,8 @@ export interface LivePageModel {
   attendeeName?: string | null;
   joinedOnLoad?: boolean;
   notice?: string;
+  /** STUN/TURN servers for the page's RTCPeerConnection (WEBRTC_ICE_SERVERS). */
+  iceServers?: unknown[];
 }
 
 /** JSON safe inside a <script> element. */
@@ -31,8 +34,11 @@ main{max-width:880px;margin:0 auto;padding:24px}body.embed main{padding:12px}hea
 .brand{font-weight:600;color:#3b4a5a;margin:12px 0}h1{font-size:1.6rem;margin:0 0 4px}.meta{color:#4a5663;margin:0 0 12px}
 .status{display:inline-block;padding:4px 12px;border-radius:999px;font-weight:600;background:#e4e8ee}
 .status[data-status=live]{background:#c62828;color:#fff}.status[data-status=ended]{background:#37474f;color:#fff}
-.stage{margin:16px 0;aspect-ratio:16/9;display:flex;align-items:center;justify-content:center;text-align:center;padding:16px;
-background:#20262e;color:#e6e9ee;border-radius:8px;border:2px dashed #5b6673}.stage strong{display:block;font-size:1.1rem}
+.stage{position:relative;margin:16px 0;aspect-ratio:16/9;display:flex;align-items:center;justify-content:center;text-align:center;
+background:#11151a;color:#e6e9ee;border-radius:8px;overflow:hidden}.stage video{width:100%;height:100%;object-fit:contain;background:#11151a}
+.overlay{position:absolute;inset:0;display:flex;align-items:center;justify-content:center;padding:16px;background:rgba(17,21,26,.85);font-size:1.1rem}
+.overlay[hidden]{display:none}#play-button{position:absolute;background:#1a73e8;color:#fff;font-size:1.1rem}
+#mute-button[aria-pressed=true],#share-button[aria-pressed=true]{background:#ffe0b2}
 button{font:inherit;padding:10px 18px;border-radius:6px;border:0;cursor:pointer;margin-right:8px}button:disabled{opacity:.45;cursor:not-allowed}
 #go-live{background:#c62828;color:#fff}#end-webinar{background:#37474f;color:#fff}button:focus-visible{outline:3px solid #1a73e8;outline-offset:2px}
 .notice{color:#8a3b00}ul{padding-left:20px}`;
@@ -84,6 +90,7 @@ const CLIENT = `
         .catch(function () { joined = false; });
     }
     if (state.status === 'ended' && timer) { clearInterval(timer); timer = null; }
+    if (window.liveMedia) window.liveMedia.onState(state);
   }
   function poll() {
     fetch(cfg.stateUrl, { headers: headers(), cache: 'no-store' })
@@ -92,13 +99,21 @@ const CLIENT = `
       .catch(function () {});
   }
   function act(action, button) {
+    if (action === 'end' && window.liveMedia) window.liveMedia.onState({ status: 'ended' });
     button.disabled = true; say('');
     fetch('/live/host/' + cfg.id + '/' + action, { method: 'POST', headers: headers() })
       .then(function (r) { return r.json().then(function (b) { if (r.ok) { render(b); } else { say(b.error && b.error.message); poll(); } }); })
       .catch(function () { say('Could not reach the server. Try again.'); poll(); });
   }
+  window.liveHost = {
+    poll: poll,
+    start: function () {
+      return fetch('/live/host/' + cfg.id + '/start', { method: 'POST', headers: headers() })
+        .then(function (r) { return r.json().then(function (b) { if (r.ok) render(b); else throw new Error(b.error && b.error.message); }); });
+    },
+  };
   if (cfg.role === 'host') {
-    $('go-live').addEventListener('click', function () { act('start', this); });
+    $('go-live').addEventListener('click', function () { window.liveMedia.goLive(this); });
     $('end-webinar').addEventListener('click', function () { act('end', this); });
   }
   render(cfg.state);
@@ -108,6 +123,18 @@ const CLIENT = `
 
 function utcText(d: Date): string {
   return d.toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+}
+
+/** The host sees a preview of what they publish; attendees the host's video with its sound. */
+function stage(host: boolean, ended: boolean): string {
+  const hidden = ended ? ' hidden' : '';
+  if (host) {
+    return `<section id="stage" class="stage" aria-label="Your camera preview"${hidden}><video id="preview" muted playsinline aria-label="Preview of your camera or shared screen"></video></section>`;
+  }
+  return `<section id="stage" class="stage" aria-label="Live video"${hidden}>
+<video id="stage-video" playsinline autoplay aria-label="The host's video and audio"></video>
+<p id="waiting" class="overlay">Waiting for the host to start the video…</p>
+<button type="button" id="play-button" hidden>Play with sound</button></section>`;
 }
 
 /** The join, host and embed pages: one small server-rendered document, kept current by polling /live/…/state. */
@@ -121,12 +148,15 @@ export function renderLivePage(m: LivePageModel, state: object): string {
     token: m.token ?? null,
     joinedOnLoad: m.joinedOnLoad ?? false,
     stateUrl: host ? `/live/host/${w.id}/state` : `/live/state/${w.id}`,
+    isPublic: w.isPublic,
+    iceServers: m.iceServers ?? [],
     state,
   };
   const who = m.attendeeName ? `<p>Joining as <strong>${escapeHtml(m.attendeeName)}</strong></p>` : '';
   const hostPanel = host
     ? `<section aria-labelledby="host-heading"><h2 id="host-heading">Host controls</h2>
-<p><button type="button" id="go-live">Go live</button><button type="button" id="end-webinar">End webinar</button></p>
+<p><button type="button" id="camera-button">Turn on camera</button><button type="button" id="go-live">Go live</button><button type="button" id="mute-button" aria-pressed="false" disabled>Mute</button><button type="button" id="share-button" aria-pressed="false" disabled>Share screen</button><button type="button" id="end-webinar">End webinar</button></p>
+<p><button type="button" id="take-over" hidden>Take over publishing</button></p>
 <p id="message" class="notice" role="alert"></p>
 <h2 id="attendees-heading">Attendees</h2>
 <p><span id="joined-count">0</span> joined · <span id="registered-count">0</span> with a seat</p>
@@ -144,12 +174,13 @@ ${m.embed ? '' : `<header><p class="brand">Live webinar${host ? ' · host view' 
 <p id="status" class="status" role="status" aria-live="polite" data-status="${w.status}">${STATUS_TEXT[w.status]}</p>
 <p id="countdown" aria-live="off"${w.status === 'scheduled' ? '' : ' hidden'}></p>
 ${m.notice ? `<p class="notice">${escapeHtml(m.notice)}</p>` : ''}${who}
-<section id="stage" class="stage" aria-label="Video stage (placeholder)"${w.status === 'ended' ? ' hidden' : ''}>
-<p><strong>Video stage placeholder</strong>Live video appears here once a streaming provider is connected.</p></section>
+${stage(host, w.status === 'ended')}
+<p id="media-message" class="notice" role="status" aria-live="polite"></p>
 <p id="ended-message"${w.status === 'ended' ? '' : ' hidden'}>This webinar has ended. Thank you for attending.</p>
 ${hostPanel}
 </main>
 <script type="application/json" id="live-config">${scriptJson(config)}</script>
+<script nonce="${m.nonce}">${MEDIA_CLIENT}</script>
 <script nonce="${m.nonce}">${CLIENT}</script>
 </body></html>`;
 }

@@ -41,7 +41,7 @@ export class LivePagesController {
     const nonce = randomBytes(16).toString('base64');
     const webinar = await this.pages.load(id);
     if (!webinar) return sendPage(res, 404, renderNotFoundPage(nonce), nonce, "'none'");
-    const model: LivePageModel = { webinar, role: 'attendee', embed: false, nonce };
+    const model: LivePageModel = { webinar, role: 'attendee', embed: false, nonce, iceServers: this.pages.iceServers };
     if (hostToken !== undefined && (await this.pages.isHost(webinar.id, hostToken))) {
       Object.assign(model, { role: 'host', token: hostToken });
       return sendPage(res, 200, renderLivePage(model, await this.pages.hostState(webinar.id, hostToken)), nonce, "'none'");
@@ -55,7 +55,7 @@ export class LivePagesController {
     const nonce = randomBytes(16).toString('base64');
     const webinar = await this.pages.load(id);
     if (!webinar) return sendPage(res, 404, renderNotFoundPage(nonce), nonce, "'self'");
-    const model: LivePageModel = { webinar, role: 'attendee', embed: true, nonce };
+    const model: LivePageModel = { webinar, role: 'attendee', embed: true, nonce, iceServers: this.pages.iceServers };
     await this.personalise(model, attendeeToken);
     const ancestors = ["'self'", ...(await this.pages.frameAncestors(webinar.partnerId))].join(' ');
     sendPage(res, 200, renderLivePage(model, await this.pages.state(webinar.id)), nonce, ancestors);

@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
 import { DomainError } from '../common/errors';
 import { ORIGIN_PATTERN } from '../common/text';
 import { PartnersService } from '../partners/partners.service';
@@ -38,7 +40,13 @@ export class LivePagesService {
     private readonly webinars: WebinarsService,
     private readonly attendance: AttendanceService,
     private readonly partners: PartnersService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** STUN/TURN servers the pages' peer connections use (WEBRTC_ICE_SERVERS). */
+  get iceServers(): unknown[] {
+    return this.config.media.iceServers;
+  }
 
   async load(id: unknown): Promise<Webinar | null> {
     if (typeof id !== 'string' || !WEBINAR_ID_SHAPE.test(id)) return null;

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { PartnersModule } from '../partners/partners.module';
 import { UsersModule } from '../users/users.module';
 import { AttendanceService } from './attendance.service';
+import { LiveAccessService } from './live-access.service';
 import { LivePagesController } from './live-pages.controller';
 import { LivePagesService } from './live-pages.service';
 import { WebinarLinks } from './webinar.mapper';
@@ -16,6 +17,7 @@ import { WebinarsService } from './webinars.service';
 @Module({
   imports: [TypeOrmModule.forFeature([Webinar, WebinarAttendee]), UsersModule, PartnersModule],
   controllers: [WebinarsController, LivePagesController],
-  providers: [WebinarsService, WebinarsRepository, AttendanceService, LivePagesService, WebinarLinks, WebinarTokens],
+  providers: [WebinarsService, WebinarsRepository, AttendanceService, LivePagesService, LiveAccessService, WebinarLinks, WebinarTokens],
+  exports: [LiveAccessService],
 })
 export class WebinarsModule {}

@@ -27,7 +27,10 @@ describe('host and attendee pages', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(res.text).toContain('Go live');
     expect(res.text).toContain('End webinar');
-    expect(res.text).toContain('Video stage placeholder');
+    // The host previews the camera and has the media controls; nothing says "placeholder" any more.
+    expect(res.text).toContain('<video id="preview" muted playsinline');
+    for (const label of ['Turn on camera', 'Mute', 'Share screen']) expect(res.text).toContain(label);
+    expect(res.text).not.toContain('placeholder');
     expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -171,6 +174,7 @@ describe('embed page', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'self' https://learn.acme.example https://app.acme.example:8443");
     expect(res.text).not.toContain('class="brand"');
-    expect(res.text).toContain('Video stage placeholder');
+    expect(res.text).toContain('<video id="stage-video" playsinline autoplay');
+    expect(res.text).toContain('Waiting for the host to start the video');
   });
 });

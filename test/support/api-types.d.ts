@@ -1062,6 +1062,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/live/{id}/whip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish the host’s audio and video (WHIP)
+         * @description WHIP (RFC 9725) with the host token (`t` of `host_join_url`) as bearer token: OBS Studio, GStreamer or the host page publish here. A scheduled webinar goes live (`webinar.started`). One publisher at a time: another is 409 `webinar_already_publishing` unless `take_over=true`, which closes the current one first.
+         */
+        post: operations["Signalling_publish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live/{id}/whep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Play the webinar’s audio and video (WHEP)
+         * @description WHEP with the attendee’s personal token (`a` of their `join_url`) as bearer token; a public webinar plays without one. Playing before the host publishes succeeds: media starts when the host does.
+         */
+        post: operations["Signalling_play"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live/{id}/whip/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Stop publishing (WHIP session)
+         * @description Stop publishing (WHIP session). No API key needed.
+         */
+        delete: operations["Signalling_stopPublishing"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live/{id}/whep/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Stop playing (WHEP session)
+         * @description Stop playing (WHEP session). No API key needed.
+         */
+        delete: operations["Signalling_stopPlaying"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/search": {
         parameters: {
             query?: never;
@@ -10734,6 +10814,255 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+        };
+    };
+    Signalling_publish: {
+        parameters: {
+            query?: {
+                /** @description Close the current publisher first. */
+                take_over?: boolean;
+            };
+            header: {
+                /** @description `Bearer <token>` */
+                Authorization: string;
+                /** @description Accepted and ignored on this keyless route: without a key, callers could not be told apart, so nothing is replayed. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyIgnored"];
+            };
+            path: {
+                /** @description The webinar id (`wbn_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description An SDP offer (RFC 8866) with audio and/or video; VP8 and Opus are relayed. */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description The SDP answer, with every candidate of the relay (no trickle needed). */
+            201: {
+                headers: {
+                    /** @description The session URL: DELETE it to stop. */
+                    Location?: string;
+                    /** @description The session entity tag (RFC 9725 section 4.3.1). */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/sdp": string;
+                };
+            };
+            /** @description `validation_failed`: The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `missing_token`: An Authorization: Bearer token is required. `invalid_token`: The token is not valid for this webinar. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `host_token_required`: Only the host token may publish to this webinar. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `webinar_not_found`: Webinar not found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `webinar_ended`: The webinar has ended. `webinar_already_publishing`: Someone is already publishing to this webinar. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    Signalling_play: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <token>` */
+                Authorization?: string;
+                /** @description Accepted and ignored on this keyless route: without a key, callers could not be told apart, so nothing is replayed. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyIgnored"];
+            };
+            path: {
+                /** @description The webinar id (`wbn_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description An SDP offer (RFC 8866) with audio and/or video; VP8 and Opus are relayed. */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description The SDP answer, with every candidate of the relay (no trickle needed). */
+            201: {
+                headers: {
+                    /** @description The session URL: DELETE it to stop. */
+                    Location?: string;
+                    /** @description The session entity tag (RFC 9725 section 4.3.1). */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/sdp": string;
+                };
+            };
+            /** @description `validation_failed`: The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `missing_token`: An Authorization: Bearer token is required. `invalid_token`: The token is not valid for this webinar. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `webinar_not_found`: Webinar not found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `webinar_ended`: The webinar has ended. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    Signalling_stopPublishing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webinar id (`wbn_…`). */
+                id: string;
+                /** @description The id at the end of the Location the POST answered. */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session is closed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `webinar_not_found`: Webinar not found. `media_session_not_found`: Media session not found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    Signalling_stopPlaying: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webinar id (`wbn_…`). */
+                id: string;
+                /** @description The id at the end of the Location the POST answered. */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session is closed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `webinar_not_found`: Webinar not found. `media_session_not_found`: Media session not found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     Search_run: {

@@ -1,0 +1,159 @@
+import { Controller, Delete, Headers, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiExcludeEndpoint, ApiExtension, ApiHeader, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Public } from '../auth/public.decorator';
+import { RawResponse } from '../common/envelope.interceptor';
+import { DomainError } from '../common/errors';
+import { prefixedIdParam } from '../common/params';
+import { ApiErrors } from '../common/swagger';
+import { LiveAccessService } from '../webinars/live-access.service';
+import { MediaRelay, OpenedSession } from './media-relay.service';
+import type { MediaSession } from './media-room';
+import { SDP_TYPE } from '../common/sdp-body';
+
+const webinarId = prefixedIdParam('wbn', 'webinar_not_found', 22);
+const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
+
+const SDP_BODY = {
+  description: 'An SDP offer (RFC 8866) with audio and/or video; VP8 and Opus are relayed.',
+  content: { [SDP_TYPE]: { schema: { type: 'string' } } },
+};
+const ANSWER = {
+  status: 201,
+  description: 'The SDP answer, with every candidate of the relay (no trickle needed).',
+  content: { [SDP_TYPE]: { schema: { type: 'string' } } },
+  headers: {
+    Location: { description: 'The session URL: DELETE it to stop.', schema: { type: 'string' } },
+    ETag: { description: 'The session entity tag (RFC 9725 section 4.3.1).', schema: { type: 'string' } },
+  },
+};
+const BEARER = {
+  name: 'Authorization',
+  required: false,
+  description: '`Bearer <token>`',
+  schema: { type: 'string', pattern: '^Bearer [0-9A-Za-z_-]{32,128}$' },
+};
+const SESSION_PARAM = { name: 'session_id', description: 'The id at the end of the Location the POST answered.', schema: { type: 'string' } };
+
+function bearer(header: string | undefined): string | null {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return m ? m[1] : null;
+}
+
+function sdpOffer(req: Request): string {
+  const body: unknown = req.body;
+  if (typeof body !== 'string' || !body.startsWith('v=0')) {
+    throw new DomainError('validation_failed', [{ field: 'body', message: 'body must be an SDP offer (starting with v=0)' }]);
+  }
+  return body;
+}
+
+function sendAnswer(res: Response, location: string, opened: OpenedSession): void {
+  res
+    .status(201)
+    .set({ 'Content-Type': SDP_TYPE, Location: `${location}/${opened.session.id}`, ETag: `"${opened.session.etag}"`, 'Cache-Control': 'no-store' })
+    .send(opened.answer);
+}
+
+/**
+ * WebRTC signalling over the two standard HTTP protocols: WHIP (RFC 9725) for the host's publisher and WHEP for
+ * viewers. A POST carries an SDP offer and answers the relay's SDP answer; the session URL it names is DELETEd to
+ * leave. The session id (128 random bits) is the capability for DELETE, as the URL is known only to its client.
+ */
+@ApiTags('Webinars')
+@Public()
+@RawResponse()
+@ApiExtension('x-webinar-token', true)
+@Controller('live/:id')
+export class SignallingController {
+  constructor(
+    private readonly relay: MediaRelay,
+    private readonly access: LiveAccessService,
+  ) {}
+
+  @Post('whip')
+  @ApiOperation({
+    summary: 'Publish the host’s audio and video (WHIP)',
+    description:
+      'WHIP (RFC 9725) with the host token (`t` of `host_join_url`) as bearer token: OBS Studio, GStreamer or the host page publish here. A scheduled webinar goes live (`webinar.started`). One publisher at a time: another is 409 `webinar_already_publishing` unless `take_over=true`, which closes the current one first.',
+  })
+  @ApiParam({ name: 'id', description: 'The webinar id (`wbn_…`).' })
+  @ApiHeader({ ...BEARER, required: true })
+  @ApiQuery({ name: 'take_over', required: false, description: 'Close the current publisher first.', schema: { type: 'boolean' } })
+  @ApiBody(SDP_BODY)
+  @ApiProduces(SDP_TYPE)
+  @ApiResponse(ANSWER)
+  @ApiErrors('validation_failed', 'missing_token', 'invalid_token', 'host_token_required', 'webinar_not_found', 'webinar_ended', 'webinar_already_publishing')
+  async publish(
+    @Param('id', webinarId) id: string,
+    @Headers('authorization') authorization: string | undefined,
+    @Query('take_over') takeOver: unknown,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    if (takeOver !== undefined && takeOver !== 'true' && takeOver !== 'false') {
+      throw new DomainError('validation_failed', [{ field: 'take_over', message: 'take_over must be true or false' }]);
+    }
+    const offer = sdpOffer(req);
+    await this.access.authorizePublish(id, bearer(authorization));
+    sendAnswer(res, `/live/${id}/whip`, await this.relay.publish(id, offer, takeOver === 'true'));
+  }
+
+  @Post('whep')
+  @ApiOperation({
+    summary: 'Play the webinar’s audio and video (WHEP)',
+    description:
+      'WHEP with the attendee’s personal token (`a` of their `join_url`) as bearer token; a public webinar plays without one. Playing before the host publishes succeeds: media starts when the host does.',
+  })
+  @ApiParam({ name: 'id', description: 'The webinar id (`wbn_…`).' })
+  @ApiHeader(BEARER)
+  @ApiBody(SDP_BODY)
+  @ApiProduces(SDP_TYPE)
+  @ApiResponse(ANSWER)
+  @ApiErrors('validation_failed', 'missing_token', 'invalid_token', 'webinar_not_found', 'webinar_ended')
+  async play(
+    @Param('id', webinarId) id: string,
+    @Headers('authorization') authorization: string | undefined,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const offer = sdpOffer(req);
+    const viewer = await this.access.authorizePlay(id, bearer(authorization));
+    sendAnswer(res, `/live/${id}/whep`, await this.relay.play(id, offer, viewer.userId));
+  }
+
+  @Delete('whip/:session_id')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Stop publishing (WHIP session)' })
+  @ApiParam({ name: 'id', description: 'The webinar id (`wbn_…`).' })
+  @ApiParam(SESSION_PARAM)
+  @ApiResponse({ status: 200, description: 'The session is closed.' })
+  @ApiErrors('webinar_not_found', 'media_session_not_found')
+  async stopPublishing(@Param('id', webinarId) id: string, @Param('session_id') sessionId: string, @Res() res: Response): Promise<void> {
+    await this.closeSession(id, sessionId, 'publisher');
+    res.status(200).end();
+  }
+
+  @Delete('whep/:session_id')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Stop playing (WHEP session)' })
+  @ApiParam({ name: 'id', description: 'The webinar id (`wbn_…`).' })
+  @ApiParam(SESSION_PARAM)
+  @ApiResponse({ status: 200, description: 'The session is closed.' })
+  @ApiErrors('webinar_not_found', 'media_session_not_found')
+  async stopPlaying(@Param('id', webinarId) id: string, @Param('session_id') sessionId: string, @Res() res: Response): Promise<void> {
+    await this.closeSession(id, sessionId, 'viewer');
+    res.status(200).end();
+  }
+
+  /** Trickle ICE is not needed: answers carry every candidate, and clients may send theirs in the offer. */
+  @Patch(['whip/:session_id', 'whep/:session_id'])
+  @ApiExcludeEndpoint()
+  trickle(): never {
+    throw new DomainError('method_not_allowed', { allow: ['DELETE'] }, 'Trickle ICE is not supported: send every candidate in the offer.', { Allow: 'DELETE' });
+  }
+
+  private async closeSession(id: string, sessionId: string, role: MediaSession['role']): Promise<void> {
+    if (!SESSION_ID.test(sessionId) || !(await this.relay.close(id, sessionId, role))) throw new DomainError('media_session_not_found');
+  }
+}
