@@ -24,7 +24,9 @@ export interface PartnerApiOptions {
   fetch?: typeof fetch;
 }
 
-type Body<P extends keyof paths, M extends HttpMethod> = paths[P][M & keyof paths[P]] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+type Body<P extends keyof paths, M extends HttpMethod> = paths[P][M & keyof paths[P]] extends { requestBody?: { content: { 'application/json': infer B } } }
+  ? B
+  : never;
 type Query<P extends keyof paths, M extends HttpMethod> = paths[P][M & keyof paths[P]] extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
 type Loose = Record<string, unknown>;
 

@@ -13,7 +13,16 @@ export class PartnerApiError extends Error {
   /** How many times the request was sent, retries included. */
   readonly attempts: number;
 
-  constructor(init: { status: number; code: string; message: string; requestId?: string | null; details?: unknown; headers?: Headers; attempts?: number; cause?: unknown }) {
+  constructor(init: {
+    status: number;
+    code: string;
+    message: string;
+    requestId?: string | null;
+    details?: unknown;
+    headers?: Headers;
+    attempts?: number;
+    cause?: unknown;
+  }) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = 'PartnerApiError';
     this.status = init.status;

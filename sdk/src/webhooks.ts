@@ -35,7 +35,8 @@ const DEFAULT_TOLERANCE_SECONDS = 300;
 export function verify(rawBody: string | Uint8Array, headers: HeadersLike, secret: string | readonly string[], options: VerifyOptions = {}): WebhookEvent {
   const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
   const secrets = typeof secret === 'string' ? [secret] : [...secret];
-  if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s.length === 0)) throw new TypeError('webhooks.verify needs the subscription secret');
+  if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s.length === 0))
+    throw new TypeError('webhooks.verify needs the subscription secret');
   const get = headerReader(headers);
   const id = required(get, 'webhook-id');
   const timestamp = required(get, 'webhook-timestamp');

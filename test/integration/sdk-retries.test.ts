@@ -80,7 +80,12 @@ describe('retry rules', () => {
     proxy.inject('503');
     const res = await api.credits.topUp({ user_id: userId, amount: 5 }, { idempotencyKey: key });
     expect(res.idempotentReplayed).toBe(true);
-    expect(proxy.to('POST', '/api/credits/topup').slice(-2).map((r) => r.headers['idempotency-key'])).toEqual([key, key]);
+    expect(
+      proxy
+        .to('POST', '/api/credits/topup')
+        .slice(-2)
+        .map((r) => r.headers['idempotency-key']),
+    ).toEqual([key, key]);
     // The same key later, from another process say, still answers the first result.
     const again = await api.credits.topUp({ user_id: userId, amount: 5 }, { idempotencyKey: key });
     expect(again.data).toEqual(res.data);
@@ -92,9 +97,13 @@ describe('retry rules', () => {
     for (const fault of ['drop', '503'] as const) {
       const before = proxy.to('POST', '/api/partners/register').length;
       proxy.inject(fault);
-      const failure = await api.post('/api/partners/register', { body: { name: unique('Shop'), email: `${unique('o')}@example.com` } }).catch((e: unknown) => e);
+      const failure = await api
+        .post('/api/partners/register', { body: { name: unique('Shop'), email: `${unique('o')}@example.com` } })
+        .catch((e: unknown) => e);
       expect(failure).toBeInstanceOf(PartnerApiError);
-      expect(failure).toMatchObject(fault === 'drop' ? { status: 0, code: 'network_error', attempts: 1 } : { status: 503, code: 'service_unavailable', attempts: 1 });
+      expect(failure).toMatchObject(
+        fault === 'drop' ? { status: 0, code: 'network_error', attempts: 1 } : { status: 503, code: 'service_unavailable', attempts: 1 },
+      );
       expect(proxy.to('POST', '/api/partners/register').length).toBe(before + 1);
     }
   });

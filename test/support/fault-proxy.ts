@@ -43,7 +43,13 @@ export class FaultProxy {
         const fault = this.faults.shift();
         this.forward(req.method ?? 'GET', req.url ?? '/', req.headers, Buffer.concat(chunks)).then(
           (upstream) => {
-            this.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, fault, upstream: { status: upstream.status, body: upstream.body.toString('utf8') } });
+            this.requests.push({
+              method: req.method ?? '',
+              path: req.url ?? '',
+              headers: req.headers,
+              fault,
+              upstream: { status: upstream.status, body: upstream.body.toString('utf8') },
+            });
             if (fault === 'drop') return void req.socket.destroy();
             if (fault === '503' || fault === '429') {
               const code = fault === '503' ? 'service_unavailable' : 'rate_limited';
@@ -82,7 +88,12 @@ export class FaultProxy {
     await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
   }
 
-  private forward(method: string, path: string, headers: IncomingHttpHeaders, body: Buffer): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  private forward(
+    method: string,
+    path: string,
+    headers: IncomingHttpHeaders,
+    body: Buffer,
+  ): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
     return new Promise((resolve, reject) => {
       // A fresh connection each time (no agent): the service's keep-alive timing plays no part in the faults.
       const out = httpRequest(this.target + path, { method, headers: { ...headers, connection: 'close' }, agent: false }, (up) => {
