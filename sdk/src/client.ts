@@ -148,7 +148,7 @@ export class PartnerApi {
   private async call<T>(method: HttpMethod, path: string, init: unknown): Promise<ApiResponse<T>> {
     const { idempotencyKey, ...rest } = (init ?? {}) as CallOptions & Loose;
     if (idempotencyKey !== undefined) {
-      const headers = new Headers(rest.headers as HeadersInit | undefined);
+      const headers = new Headers(rest.headers as ConstructorParameters<typeof Headers>[0]);
       headers.set('Idempotency-Key', idempotencyKey);
       rest.headers = headers;
     }

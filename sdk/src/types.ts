@@ -7,7 +7,7 @@ export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch';
 
 /** The document's routes that have an operation for `M`. */
 export type PathsWith<M extends HttpMethod> = {
-  [P in keyof paths]: paths[P] extends { [K in M]: infer O } ? ([O] extends [never | undefined] ? never : P) : never;
+  [P in keyof paths]: paths[P] extends { [K in M]: infer O } ? ([O] extends [undefined] ? never : P) : never;
 }[keyof paths];
 
 /** Options the SDK adds to every call, next to openapi-fetch's `params`, `body`, `headers`, `signal`, `parseAs`. */
@@ -27,7 +27,7 @@ type Unwrap<T> = T extends { status: 'success'; data: infer D } ? D : T;
 
 /** What a successful call answers: the envelope's `data` (or the body of the few routes without an envelope). */
 export type ResponseData<P extends keyof paths, M extends HttpMethod> = Unwrap<
-  NonNullable<FetchResponse<paths[P][M & keyof paths[P]] & Record<string | number, any>, object, 'application/json'>['data']>
+  NonNullable<FetchResponse<paths[P][M & keyof paths[P]] & Record<string | number, unknown>, object, 'application/json'>['data']>
 >;
 
 export interface ApiResponse<T> {

@@ -11,7 +11,8 @@ import { waitFor } from '../support/webhook-receiver';
 
 /**
  * The partner's path through sdk/README.md: the packed tarball installs into an empty folder, every example of the
- * README compiles there with `tsc --strict` and runs against the real service.
+ * README compiles there with `tsc --strict` and runs against the real service. And the SDK's generated files are what
+ * the served OpenAPI document generates, so it cannot drift from the service.
  */
 const SDK = join(__dirname, '../../sdk');
 const TSC = join(__dirname, '../../node_modules/typescript/bin/tsc');
@@ -28,7 +29,7 @@ describe('sdk/README.md', () => {
     );
     for (const { file, code } of EXAMPLES) expect({ file, code }).toEqual({ file, code: readFileSync(join(SDK, file), 'utf8') });
     expect(README.match(/```ts\n/g)).toHaveLength(EXAMPLES.length);
-    expect(JSON.parse(readFileSync(join(SDK, 'package.json'), 'utf8')).version).toBe(SDK_VERSION);
+    expect(packageJson(SDK).version).toBe(SDK_VERSION);
   });
 });
 
@@ -79,22 +80,34 @@ describe('the packed SDK in an empty project', () => {
     if (app) rmSync(app, { recursive: true, force: true });
   });
 
+  it('has the types and route facts the served OpenAPI document generates (else run `npm run sdk:generate` and commit)', async () => {
+    const res = await t.http.get('/docs/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = join(app, 'openapi.json');
+    writeFileSync(doc, res.text);
+    const check = await run(process.execPath, [join(__dirname, '../../scripts/sdk-generate.js'), '--check', doc]).then(
+      () => 'up to date',
+      (err: Error & { stderr?: string }) => err.stderr || err.message,
+    );
+    expect(check).toBe('up to date');
+  });
+
   const env = (p: CreatedPartner, extra: Record<string, string> = {}) => ({ ...process.env, PARTNER_API_KEY: p.key, PARTNER_API_URL: t.baseUrl, ...extra });
   const example = async (name: string, p: CreatedPartner) => (await run(process.execPath, [join(app, 'out', name)], { env: env(p) })).stdout;
 
   it('installs with its one dependency and runs the quick start, twice without a second write', async () => {
     expect(readdirSync(join(app, 'node_modules/@partner-api/sdk')).sort()).toEqual(['LICENSE', 'README.md', 'dist', 'package.json']);
-    expect(JSON.parse(readFileSync(join(app, 'node_modules/@partner-api/sdk/package.json'), 'utf8')).dependencies).toEqual({ 'openapi-fetch': expect.any(String) });
+    expect(Object.keys(packageJson(join(app, 'node_modules/@partner-api/sdk')).dependencies ?? {})).toEqual(['openapi-fetch']);
     const p = await createPartner(t);
     await createCourse(t.db, { creditCost: 10 });
     const first = await example('quick-start.js', p);
     expect(first).toMatch(/^\d+ courses; enrolling in ".+" \(\d+ credits\)\nbalance: 100\nenrolled: \d+, \d+ credits left \(request \S+\)\n$/);
     const second = await example('quick-start.js', p);
     expect(second).toMatch(/balance: 100\nalready enrolled: \{"enrollment_id":\d+\}\n$/);
-    const user = await p.http.get('/api/users/external/acme-user-1001');
-    const enrolments = await p.http.get(`/api/users/${user.body.data.id}/enrollments`);
+    const user = await p.http.get<{ data: { id: number } }>('/api/users/external/acme-user-1001');
+    const enrolments = await p.http.get<{ data: { total: number } }>(`/api/users/${user.body.data.id}/enrollments`);
     expect(enrolments.body.data.total).toBe(1);
-    const ledger = await p.http.get(`/api/credits/transactions/${user.body.data.id}`);
+    const ledger = await p.http.get<{ data: { total: number } }>(`/api/credits/transactions/${user.body.data.id}`);
     expect(ledger.body.data.total).toBe(2);
   });
 
@@ -138,6 +151,10 @@ describe('the packed SDK in an empty project', () => {
     child.kill();
   });
 });
+
+function packageJson(dir: string): { version: string; dependencies?: Record<string, string> } {
+  return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string; dependencies?: Record<string, string> };
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -33,7 +33,7 @@ function expectOneKeyAndOriginal(path: string, fault: Fault, returned: unknown) 
   const key = attempts[0].headers['idempotency-key'];
   expect(key).toMatch(/^[0-9a-f-]{36}$/);
   expect(attempts[1].headers['idempotency-key']).toBe(key);
-  expect(JSON.parse(attempts[0].upstream.body).data).toEqual(returned);
+  expect((JSON.parse(attempts[0].upstream.body) as { data: unknown }).data).toEqual(returned);
 }
 
 describe.each<Fault>(['drop', '503', '429', 'slow'])('through a fault (%s) after the service applied the write', (fault) => {

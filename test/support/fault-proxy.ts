@@ -100,7 +100,9 @@ export class FaultProxy {
         const parts: Buffer[] = [];
         up.on('data', (c: Buffer) => parts.push(c));
         up.on('end', () => {
-          const { connection: _c, 'keep-alive': _k, 'transfer-encoding': _t, ...rest } = up.headers;
+          // Hop-by-hop headers describe the proxy's own connection to the service, not the answer.
+          const rest = { ...up.headers };
+          for (const hop of ['connection', 'keep-alive', 'transfer-encoding']) delete rest[hop];
           resolve({ status: up.statusCode ?? 502, headers: rest, body: Buffer.concat(parts) });
         });
         up.on('error', reject);
