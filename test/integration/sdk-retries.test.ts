@@ -92,6 +92,20 @@ describe('retry rules', () => {
     expect((await api.credits.balance(userId)).data.credits).toBe(5);
   });
 
+  it('retries through the openapi-fetch client too, which answers instead of throwing', async () => {
+    const api = sdkFor(await createPartner(t));
+    const userId = await learner(api);
+    proxy.inject('drop');
+    const { data, error, response } = await api.client.POST('/api/credits/topup', { body: { user_id: userId, amount: 7 } });
+    expect(error).toBeUndefined();
+    expect(response.headers.get('idempotent-replayed')).toBe('true');
+    expect(data?.data.credits).toBe(7);
+    expect((await api.credits.balance(userId)).data.credits).toBe(7);
+    const missing = await api.client.GET('/api/users/{id}', { params: { path: { id: 2_000_000_000 } } });
+    expect(missing.response.status).toBe(404);
+    expect(missing.error?.error.code).toBe('user_not_found');
+  });
+
   it('never retries a POST to a route that ignores Idempotency-Key once it was sent', async () => {
     const api = new PartnerApi({ apiKey: (await createPartner(t)).key, baseUrl: proxy.baseUrl, maxRetries: 3 });
     for (const fault of ['drop', '503'] as const) {
