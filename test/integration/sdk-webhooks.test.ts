@@ -1,4 +1,4 @@
-import { PartnerApi, WebhookEvent, webhooks, WebhookVerificationError } from '../../sdk/src';
+import { PartnerApi, WebhookEvent, WebhookEventType, webhooks, WebhookVerificationError } from '../../sdk/src';
 import { startApp, TestApp } from '../support/app';
 import { createPartner, unique } from '../support/factories';
 import { ReceivedRequest, waitFor, WebhookReceiver } from '../support/webhook-receiver';
@@ -54,6 +54,23 @@ it('accepts a real delivery and returns the typed event', async () => {
   // The same check takes a Fetch Headers object and the body as a string.
   const headers = new Headers(Object.entries(delivery.headers).map(([k, v]) => [k, String(v)] as [string, string]));
   expect(api.webhooks.verify(delivery.body.toString('utf8'), headers, SECRET)).toEqual(event);
+});
+
+it('types the event as a union of exactly the document’s nine webhook events', async () => {
+  // A missing or extra event type here does not compile.
+  const types: Record<WebhookEventType, true> = {
+    'user.registered': true,
+    'course.enrolled': true,
+    'course.progress': true,
+    'course.completed': true,
+    'certificate.issued': true,
+    'credits.purchased': true,
+    'webinar.started': true,
+    'webinar.joined': true,
+    'webinar.ended': true,
+  };
+  const doc = await t.http.get<{ webhooks: Record<string, unknown> }>('/docs/openapi.json');
+  expect(Object.keys(types).sort()).toEqual(Object.keys(doc.body.webhooks).sort());
 });
 
 it('refuses a tampered body, a wrong secret, a stale timestamp and a missing signature', async () => {
