@@ -33,6 +33,7 @@ describe('sdk/README.md', () => {
   });
 });
 
+// Packing builds the SDK with tsc and the examples are compiled again: minutes on a loaded 2-core machine.
 describe('the packed SDK in an empty project', () => {
   let t: TestApp;
   let app: string;
@@ -73,7 +74,7 @@ describe('the packed SDK in an empty project', () => {
       }),
     );
     await run(process.execPath, [TSC, '-p', app]);
-  }, 300_000);
+  }, 600_000);
   afterAll(async () => {
     for (const child of children) child.kill();
     await t?.close();
@@ -90,7 +91,7 @@ describe('the packed SDK in an empty project', () => {
       (err: Error & { stderr?: string }) => err.stderr || err.message,
     );
     expect(check).toBe('up to date');
-  });
+  }, 90_000);
 
   const env = (p: CreatedPartner, extra: Record<string, string> = {}) => ({ ...process.env, PARTNER_API_KEY: p.key, PARTNER_API_URL: t.baseUrl, ...extra });
   const example = async (name: string, p: CreatedPartner) => (await run(process.execPath, [join(app, 'out', name)], { env: env(p) })).stdout;
@@ -109,47 +110,51 @@ describe('the packed SDK in an empty project', () => {
     expect(enrolments.body.data.total).toBe(1);
     const ledger = await p.http.get<{ data: { total: number } }>(`/api/credits/transactions/${user.body.data.id}`);
     expect(ledger.body.data.total).toBe(2);
-  });
+  }, 90_000);
 
   it('runs the retries, pagination and errors examples', async () => {
     const p = await createPartner(t);
     expect(await example('retries.js', p)).toMatch(/^same transaction: true, replayed: true\nbalance: 50 \(request \S+, 1 attempt\)\n$/);
     expect(await example('pagination.js', p)).toMatch(/^learners: 1\n\S+Z 50\n$/);
     expect(await example('errors.js', p)).toMatch(/^404 user_not_found: .+ \(request \S+\)\n$/);
-  });
+  }, 90_000);
 
-  it.each(['webhooks-express.js', 'webhooks-node-http.js'])('receives and verifies real deliveries with %s', async (name) => {
-    const p = await createPartner(t);
-    const secret = `example-secret-${unique('s')}`;
-    const port = await freePort();
-    const child = spawn(process.execPath, [join(app, 'out', name)], { env: env(p, { PORT: String(port), WEBHOOK_SECRET: secret }) });
-    children.push(child);
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-    await waitFor(() => out.includes('listening'), 10_000, 'the example to listen');
-    const url = `http://127.0.0.1:${port}/webhooks/partner-api`;
-    const api = new PartnerApi({ apiKey: p.key, baseUrl: t.baseUrl });
-    const { data: hook } = await api.post('/api/connect/webhooks', { body: { url, events: ['user.registered'], secret } });
-    const external = unique('ext');
-    await api.users.create({ external_user_id: external, name: 'Ada', email: `${unique('ada')}@example.com` });
-    await waitFor(() => out.includes(`registered: ${external} (whd_`), 10_000, 'the example to verify the delivery');
-    const { data: list } = await api.get('/api/connect/webhooks/{id}/deliveries', { params: { path: { id: hook.id } } });
-    expect(list.deliveries).toEqual([expect.objectContaining({ status: 'delivered', last_status_code: 204 })]);
-    const forged = await fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': 'whd_x',
-        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
-        'webhook-signature': 'v1,AAAA',
-        'x-svc-signature': 'sha256=00',
-      },
-      body: '{"event":"user.registered","webhook_id":"whd_x"}',
-    });
-    await forged.arrayBuffer();
-    expect(forged.status).toBe(400);
-    child.kill();
-  });
+  it.each(['webhooks-express.js', 'webhooks-node-http.js'])(
+    'receives and verifies real deliveries with %s',
+    async (name) => {
+      const p = await createPartner(t);
+      const secret = `example-secret-${unique('s')}`;
+      const port = await freePort();
+      const child = spawn(process.execPath, [join(app, 'out', name)], { env: env(p, { PORT: String(port), WEBHOOK_SECRET: secret }) });
+      children.push(child);
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+      await waitFor(() => out.includes('listening'), 30_000, 'the example to listen');
+      const url = `http://127.0.0.1:${port}/webhooks/partner-api`;
+      const api = new PartnerApi({ apiKey: p.key, baseUrl: t.baseUrl });
+      const { data: hook } = await api.post('/api/connect/webhooks', { body: { url, events: ['user.registered'], secret } });
+      const external = unique('ext');
+      await api.users.create({ external_user_id: external, name: 'Ada', email: `${unique('ada')}@example.com` });
+      await waitFor(() => out.includes(`registered: ${external} (whd_`), 30_000, 'the example to verify the delivery');
+      const { data: list } = await api.get('/api/connect/webhooks/{id}/deliveries', { params: { path: { id: hook.id } } });
+      expect(list.deliveries).toEqual([expect.objectContaining({ status: 'delivered', last_status_code: 204 })]);
+      const forged = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': 'whd_x',
+          'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+          'webhook-signature': 'v1,AAAA',
+          'x-svc-signature': 'sha256=00',
+        },
+        body: '{"event":"user.registered","webhook_id":"whd_x"}',
+      });
+      await forged.arrayBuffer();
+      expect(forged.status).toBe(400);
+      child.kill();
+    },
+    90_000,
+  );
 });
 
 function packageJson(dir: string): { version: string; dependencies?: Record<string, string> } {
