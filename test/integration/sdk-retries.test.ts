@@ -11,7 +11,8 @@ const TIMEOUT_MS = 2000;
 let t: TestApp;
 let proxy: FaultProxy;
 beforeAll(async () => {
-  t = await startApp();
+  // Its own Redis prefix: the registrations sent here count against no other file's per-IP hourly limit.
+  t = await startApp({ REDIS_PREFIX: `${process.env.REDIS_PREFIX}-sdk-retries` });
   proxy = await new FaultProxy(t.baseUrl, TIMEOUT_MS + 1500).start();
 });
 afterAll(async () => {
