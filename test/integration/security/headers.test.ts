@@ -70,3 +70,33 @@ describe('Swagger UI', () => {
     expect(init).toMatch(/"persistAuthorization":\s*false/);
   });
 });
+
+/** Issue 26, finding 4: Bull Board could be framed, and its own Express app announced itself with X-Powered-By. */
+describe('the queues dashboard (/admin/queues)', () => {
+  const basic = () => ({ Authorization: `Basic ${Buffer.from(`operator:${adminKey}`).toString('base64')}` });
+
+  it.each(['/admin/queues', '/admin/queues/api/queues'])('%s may not be framed and does not name its framework', async (path) => {
+    const res = await fetch(`${t.baseUrl}${path}`, { headers: basic() });
+    await res.arrayBuffer();
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('x-powered-by')).toBeNull();
+  });
+
+  it('sends the same headers on its refusal', async () => {
+    const res = await fetch(`${t.baseUrl}/admin/queues`);
+    await res.arrayBuffer();
+    expect(res.status).toBe(401);
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('x-powered-by')).toBeNull();
+  });
+});
+
+describe('no response names the framework (X-Powered-By)', () => {
+  it.each(['/api/courses', '/docs', '/docs/swagger-ui.css', '/health/live', '/static/thumbnails/0.svg', '/nothing-here'])('%s', async (path) => {
+    const res = await fetch(`${t.baseUrl}${path}`);
+    await res.arrayBuffer();
+    expect(res.headers.get('x-powered-by')).toBeNull();
+  });
+});
