@@ -100,3 +100,25 @@ describe('no response names the framework (X-Powered-By)', () => {
     expect(res.headers.get('x-powered-by')).toBeNull();
   });
 });
+
+/** Issue 26, finding 6: no Strict-Transport-Security anywhere, even when the public URL is https. */
+describe('Strict-Transport-Security', () => {
+  it('is sent on every response when PUBLIC_BASE_URL is https', async () => {
+    const https = await startApp({ PUBLIC_BASE_URL: 'https://api.example.com' });
+    try {
+      for (const path of ['/api/courses', '/health/live', '/docs', '/nothing-here']) {
+        const res = await fetch(`${https.baseUrl}${path}`);
+        await res.arrayBuffer();
+        expect({ path, hsts: res.headers.get('strict-transport-security') }).toEqual({ path, hsts: expect.stringMatching(/^max-age=\d{8,}/) });
+      }
+    } finally {
+      await https.close();
+    }
+  });
+
+  it('is not sent when PUBLIC_BASE_URL is plain http (development)', async () => {
+    const res = await fetch(`${t.baseUrl}/health/live`);
+    await res.arrayBuffer();
+    expect(res.headers.get('strict-transport-security')).toBeNull();
+  });
+});
