@@ -27,7 +27,8 @@ ${body}</body></html>`;
 export const PARTNER_PAGES: readonly string[] = ['partner-guide', 'webhooks', 'certificates', 'bulk-enrollment', 'enrollment-and-credits', 'decisions'];
 
 /** The guide's policy: no script at all, inline styles only, and no other site may frame it. */
-export const GUIDE_CSP = "default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const GUIDE_CSP =
+  "default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /**
  * Renders the partner's docs/*.md pages once at start-up: the partner's guide at /docs/guide and each other page at

@@ -19,22 +19,31 @@ async function get(path: string): Promise<Response> {
 }
 
 describe('/docs serves the partner pages only', () => {
-  it.each(['/docs/guide/CONVENTIONS', '/docs/guide/security', '/docs/guide/durability', '/docs/package.json', '/docs/README.md', '/docs/swagger-ui.js.map', '/docs/absolute-path.js'])(
-    '%s is not found',
-    async (path) => {
-      const res = await get(path);
-      expect(res.status).toBe(404);
-      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('route_not_found');
-    },
-  );
+  it.each([
+    '/docs/guide/CONVENTIONS',
+    '/docs/guide/security',
+    '/docs/guide/durability',
+    '/docs/package.json',
+    '/docs/README.md',
+    '/docs/swagger-ui.js.map',
+    '/docs/absolute-path.js',
+  ])('%s is not found', async (path) => {
+    const res = await get(path);
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('route_not_found');
+  });
 
-  it.each(['/docs/guide', '/docs/guide/webhooks', '/docs/guide/certificates', '/docs/guide/bulk-enrollment', '/docs/guide/enrollment-and-credits', '/docs/guide/decisions'])(
-    '%s is served',
-    async (path) => {
-      const res = await get(path);
-      expect(res.status).toBe(200);
-    },
-  );
+  it.each([
+    '/docs/guide',
+    '/docs/guide/webhooks',
+    '/docs/guide/certificates',
+    '/docs/guide/bulk-enrollment',
+    '/docs/guide/enrollment-and-credits',
+    '/docs/guide/decisions',
+  ])('%s is served', async (path) => {
+    const res = await get(path);
+    expect(res.status).toBe(200);
+  });
 
   it("does not link the guide's readers to pages that are not served", async () => {
     const html = await (await get('/docs/guide')).text();
@@ -52,7 +61,12 @@ describe('/docs serves the partner pages only', () => {
 describe('/docs sends a full Content-Security-Policy', () => {
   it.each(['/docs', '/docs/', '/docs/guide'])('%s names script-src and the other fetch directives', async (path) => {
     const csp = (await get(path)).headers.get('content-security-policy') ?? '';
-    const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values.join(' ')]));
+    const directives = Object.fromEntries(
+      csp
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([name, ...values]) => [name, values.join(' ')]),
+    );
     expect(directives['default-src']).toBe("'none'");
     expect(directives['script-src']).toMatch(/^('self'|'none')$/);
     expect(directives['object-src'] ?? directives['default-src']).toBe("'none'");
