@@ -11379,7 +11379,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11423,7 +11423,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11467,7 +11467,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11511,7 +11511,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11555,7 +11555,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11599,7 +11599,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11643,7 +11643,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11687,7 +11687,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11731,7 +11731,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
