@@ -18,7 +18,10 @@ describe('errors of a failing or stuck dependency are 503 service_unavailable, n
     ['server starting up', new QueryFailedError('SELECT 1', [], pgError('the database system is starting up', '57P03'))],
     ['any connection exception (class 08)', new QueryFailedError('SELECT 1', [], pgError('protocol violation', '08P01'))],
     ['too many connections', new QueryFailedError('SELECT 1', [], pgError('sorry, too many clients already', '53300'))],
-    ['a reset socket under a wrapper', Object.assign(new Error('write failed'), { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) })],
+    [
+      'a reset socket under a wrapper',
+      Object.assign(new Error('write failed'), { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) }),
+    ],
     ['a closed server connection', new Error('server closed the connection unexpectedly')],
     ['a future TypeORM error named for a released connection', Object.assign(new Error('gone'), { name: 'ConnectionAlreadyReleasedError' })],
     ['ioredis command timeout (Redis frozen)', new Error('Command timed out')],
