@@ -28,6 +28,11 @@ afterAll(async () => {
   await Promise.all([pg.stop(), redis.stop()]);
 });
 
+async function until(check: () => boolean, ms = 40_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+}
+
 const waitingLines = (output: string[], dependency: string) => output.filter((l) => l.includes('Waiting for') && l.includes(dependency));
 
 describe('start-up while PostgreSQL and Redis are unreachable', () => {
@@ -37,7 +42,8 @@ describe('start-up while PostgreSQL and Redis are unreachable', () => {
     api.ready.catch(() => undefined);
     worker.ready.catch(() => undefined);
 
-    await new Promise((r) => setTimeout(r, 4000));
+    // Compiling the app from source takes a few seconds before the first try.
+    await until(() => [api, worker].every(({ proc }) => waitingLines(proc.output, 'PostgreSQL').length >= 2 || !proc.running));
     for (const { proc } of [api, worker]) {
       expect({ name: proc.name, running: proc.running }).toEqual({ name: proc.name, running: true });
       expect(waitingLines(proc.output, 'PostgreSQL').length).toBeGreaterThanOrEqual(2);
@@ -46,7 +52,8 @@ describe('start-up while PostgreSQL and Redis are unreachable', () => {
 
     // PostgreSQL first: still waiting for Redis.
     await pg.start(pg.port);
-    await new Promise((r) => setTimeout(r, 3000));
+    const before = [api, worker].map(({ proc }) => proc.output.length);
+    await until(() => [api, worker].every(({ proc }, i) => proc.output.slice(before[i]).some((l) => l.includes('Waiting for Redis')) || !proc.running));
     for (const { proc } of [api, worker]) {
       expect(proc.running).toBe(true);
       expect(waitingLines(proc.output, 'Redis').length).toBeGreaterThanOrEqual(1);
