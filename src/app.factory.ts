@@ -57,6 +57,13 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   app.use(requestLifecycle(config.requestTimeoutMs, [requestLogLine(logger.pino), app.get(HttpMetrics).observe]));
   answerClientErrorsWithEnvelope(app.getHttpServer());
   app.disable('x-powered-by');
+  // Served as https (TLS here or at the proxy): browsers must never fall back to plain HTTP for this origin.
+  if (config.publicBaseUrl.startsWith('https:')) {
+    app.use((_req: Request, res: Response, next: NextFunction) => {
+      res.setHeader('Strict-Transport-Security', 'max-age=31536000');
+      next();
+    });
+  }
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
   app.setGlobalPrefix('api', { exclude: UNPREFIXED_ROUTES });

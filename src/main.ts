@@ -1,7 +1,8 @@
 import 'reflect-metadata';
-import { AppLogger } from './logging';
+import { AppLogger, createRootLogger } from './logging';
 import { createApp } from './app.factory';
 import { errorMessage } from './common/error-message';
+import { waitForDependencies } from './wait-for-dependencies';
 import { loadConfigOrExit } from './config/config';
 import { CatalogueLoader } from './courses/catalogue/catalogue-loader.service';
 import { runMigrations } from './database/data-source';
@@ -9,6 +10,7 @@ import { ensureDatabase } from './database/ensure-database';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
+  await waitForDependencies(config, createRootLogger(config).child({ context: 'Startup' }));
   await ensureDatabase(config.databaseUrl);
   if (config.autoMigrate) await runMigrations(config.databaseUrl);
   const app = await createApp(config);

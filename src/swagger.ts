@@ -1,10 +1,11 @@
 import { INestApplication } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
 import { DocumentBuilder, getSchemaPath, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { ResponseObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ERROR_CODES } from './common/errors';
 import { ErrorEnvelopeDto, ETAG_HEADER } from './common/swagger';
 import { AppConfig } from './config/config';
-import { guideHandler, GUIDE_PATH, renderGuidePages } from './openapi/guide-page';
+import { guideHandler, GUIDE_PATH, renderGuidePages, routeNotFound } from './openapi/guide-page';
 import { finishDocument } from './openapi/post-process';
 
 export const API_KEY_SCHEME = 'api_key';
@@ -117,12 +118,34 @@ function internalErrorResponse(): ResponseObject {
   };
 }
 
+/** Swagger UI's page: its scripts and styles come from /docs itself; inline styles and data: images are its own. */
+const SWAGGER_UI_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** Paths below /docs that are served: the page, what it loads, the document, and the guide. */
+const DOCS_FILES = new Set([
+  '/',
+  '/index.html',
+  '/swagger-ui-init.js',
+  '/swagger-ui.css',
+  '/swagger-ui-bundle.js',
+  '/swagger-ui-standalone-preset.js',
+  '/favicon-32x32.png',
+  '/favicon-16x16.png',
+  '/openapi.json',
+  '/openapi.yaml',
+  GUIDE_PATH.slice('/docs'.length),
+]);
+
 export function setupSwagger(app: INestApplication, config: AppConfig): void {
   const document = buildOpenApiDocument(app, config);
-  // The docs page holds a key once Authorize is used: no other site may frame it (clickjacking).
-  app.use('/docs', (_req: unknown, res: { setHeader(name: string, value: string): void }, next: () => void) => {
-    res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
+  // The docs page holds a key once Authorize is used: no other site may frame it (clickjacking), and it runs only its
+  // own scripts. Only what Swagger UI loads is served: swagger-ui-dist's folder also holds its package.json, source maps
+  // and licence files.
+  app.use('/docs', (req: Request, res: Response, next: NextFunction) => {
+    res.setHeader('Content-Security-Policy', SWAGGER_UI_CSP);
     res.setHeader('X-Frame-Options', 'DENY');
+    if (!DOCS_FILES.has(req.path) && !req.path.startsWith(`${GUIDE_PATH.slice('/docs'.length)}/`)) return routeNotFound(req, res);
     next();
   });
   // The partner's guide (docs/partner-guide.md) and the other docs/*.md pages, rendered once.

@@ -1,8 +1,9 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { AppLogger } from './logging';
+import { AppLogger, createRootLogger } from './logging';
 import { AppModule } from './app.module';
 import { errorMessage } from './common/error-message';
+import { waitForDependencies } from './wait-for-dependencies';
 import { loadConfigOrExit } from './config/config';
 import { warnAboutDevelopmentDefaults } from './config/development-defaults';
 import { runMigrations } from './database/data-source';
@@ -11,6 +12,7 @@ import { ensureDatabase } from './database/ensure-database';
 /** The worker process: queue processors and the outbox relay, no HTTP. Same image, started as `npm run start:worker`. */
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
+  await waitForDependencies(config, createRootLogger(config).child({ context: 'Startup' }));
   await ensureDatabase(config.databaseUrl);
   if (config.autoMigrate) await runMigrations(config.databaseUrl);
   const app = await NestFactory.createApplicationContext(AppModule.register({ api: false, worker: true }), { bufferLogs: true, abortOnError: false });

@@ -47,9 +47,20 @@ export class AdminQueuesBoard implements OnApplicationShutdown {
     });
   }
 
-  /** Admin authentication first, then the dashboard's own router (pages, static assets and its JSON API). */
+  /**
+   * Framing headers first (the page acts with the operator's Basic credentials, so no other site may frame it, nor
+   * its refusals), then admin authentication, then the dashboard's own router (pages, static assets and its JSON API).
+   */
   handlers(): RequestHandler[] {
-    return [this.auth.middleware(), this.serverAdapter.getRouter() as RequestHandler];
+    const board = this.serverAdapter.getRouter() as RequestHandler & { disable?(setting: string): void };
+    // Bull Board mounts an Express app of its own, which would announce itself with X-Powered-By.
+    board.disable?.('x-powered-by');
+    const noFraming: RequestHandler = (_req, res, next) => {
+      res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
+      res.setHeader('X-Frame-Options', 'DENY');
+      next();
+    };
+    return [noFraming, this.auth.middleware(), board];
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -22,19 +22,22 @@ export class AuthFailureLimiter {
     this.limit = config.limits.authFailuresPerMinute;
   }
 
-  /** Counts one failed authentication from `ip` and returns the error to answer with. */
-  async refusal(ip: string | undefined): Promise<DomainError> {
+  /**
+   * Counts one failed authentication from `ip` and returns the error to answer with: `unauthorized` (by default
+   * invalid_api_key) within the limit, 429 past it. Every kind of credential (keys, the metrics token) shares the count.
+   */
+  async refusal(ip: string | undefined, unauthorized = new DomainError('invalid_api_key')): Promise<DomainError> {
     let window: { allowed: boolean; retryAfter: number };
     try {
       window = await this.limiter.window('authfail', ip ?? 'unknown', this.limit, WINDOW_SECONDS);
     } catch {
-      return new DomainError('invalid_api_key'); // Redis down: refuse as usual, uncounted
+      return unauthorized; // Redis down: refuse as usual, uncounted
     }
-    if (window.allowed) return new DomainError('invalid_api_key');
+    if (window.allowed) return unauthorized;
     return new DomainError(
       'rate_limited',
       { failed_authentications_per_minute: this.limit },
-      'Too many requests with an invalid API key from this address. Retry after the time in Retry-After.',
+      'Too many requests with an invalid API key or token from this address. Retry after the time in Retry-After.',
       { 'Retry-After': String(window.retryAfter) },
     );
   }

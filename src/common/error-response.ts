@@ -23,36 +23,43 @@ const STATUS_TO_CODE: Record<number, ErrorCode> = {
   503: 'service_unavailable',
 };
 
-// Connection failures, 57014 a statement cancelled (statement_timeout), 57P01/57P03 server shutting down or
-// starting, 08xxx connection exceptions.
-const DEPENDENCY_CODES = new Set([
+// Matched by kind, not by one class name: drivers and TypeORM releases name the same event differently.
+// Socket-level failures of the connection to PostgreSQL or Redis.
+const DEPENDENCY_ERRNOS = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
+  'ECONNABORTED',
   'ETIMEDOUT',
   'EPIPE',
   'ENOTFOUND',
   'EHOSTUNREACH',
-  '57014',
-  '57P01',
-  '57P03',
-  '08006',
-  '08001',
-  '08003',
+  'ENETUNREACH',
+  'EAI_AGAIN',
 ]);
+// SQLSTATE classes 08 (connection exception) and 57 (operator intervention: 57014 statement cancelled by
+// statement_timeout, 57P01 admin shutdown or pg_terminate_backend, 57P02 crash shutdown, 57P03 cannot connect now),
+// and 53300 (too many connections).
+const DEPENDENCY_SQLSTATE = /^(08[0-9A-Z]{3}|57[0-9A-Z]{3}|53300)$/;
 // What pg, pg-pool, TypeORM and ioredis say when the server is away, stuck or too slow: connection lost or refused,
-// a pool or connect timeout, pg's query read timeout, ioredis's command timeout.
+// a pool or connect timeout, pg's query read timeout, ioredis's command timeout, a released connection.
 const DEPENDENCY_MESSAGES =
-  /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Connection is closed|Stream isn't writeable|Reached the max retries per request limit|Redis is unavailable|getaddrinfo|Query read timeout|Command timed out|Client has encountered a connection error|Query runner already released/i;
-// TypeORM's errors for a transaction whose connection broke (a query after the release, a rollback of a lost BEGIN).
-const DEPENDENCY_ERROR_NAMES = new Set(['DependencyUnavailableError', 'QueryRunnerAlreadyReleasedError', 'MaxRetriesPerRequestError']);
+  /Connection terminated|server closed the connection|connect ECONNREFUSED|timeout exceeded when trying to connect|Connection is closed|Stream isn't writeable|Reached the max retries per request limit|Redis is unavailable|getaddrinfo|Query read timeout|Command timed out|Client has encountered a connection error|already released|terminating connection/i;
+// Error classes whose name says the connection is gone or never came: TypeORM's QueryRunnerAlreadyReleasedError and
+// 1.1's QueryRunnerProviderAlreadyReleasedError (a statement after the connection broke under a transaction), ioredis's
+// MaxRetriesPerRequestError, and our own DependencyUnavailableError.
+const DEPENDENCY_ERROR_NAME = /AlreadyReleased|NotConnected|DependencyUnavailable|MaxRetriesPerRequest/;
 
 /** Failures and timeouts of PostgreSQL or Redis: answered 503, never 500 (contract sections 2 and 20). */
 export function isDependencyDown(err: unknown): boolean {
-  if (!err || typeof err !== 'object') return false;
-  const e = err as { code?: string; message?: string; name?: string };
-  if (e.code && DEPENDENCY_CODES.has(e.code)) return true;
-  if (e.name && DEPENDENCY_ERROR_NAMES.has(e.name)) return true;
-  return DEPENDENCY_MESSAGES.test(e.message ?? '');
+  // Wrapped errors (TypeORM's driverError, an Error's cause) are looked through, a few levels deep.
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
+    const { code, message, name, driverError, cause } = e as { code?: unknown; message?: unknown; name?: unknown; driverError?: unknown; cause?: unknown };
+    if (typeof code === 'string' && (DEPENDENCY_ERRNOS.has(code) || DEPENDENCY_SQLSTATE.test(code))) return true;
+    if (typeof name === 'string' && DEPENDENCY_ERROR_NAME.test(name)) return true;
+    if (typeof message === 'string' && DEPENDENCY_MESSAGES.test(message)) return true;
+    e = driverError ?? cause;
+  }
+  return false;
 }
 
 /** Turns anything thrown into the contract's error envelope. Used by the exception filter and the idempotency layer. */

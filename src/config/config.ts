@@ -56,6 +56,50 @@ function secret(env: Env, name: string, production: boolean, devDefault: string)
   if (production && KNOWN_DEFAULT_SECRETS.includes(value)) {
     throw new ConfigError(`${name} is a known default published with the code; set a random secret of at least 32 characters`);
   }
+  if (production) refuseWeak(name, value);
+  return value;
+}
+
+/** METRICS_TOKEN: optional; in production at least 32 characters and random, like the other secrets. */
+function metricsToken(env: Env, production: boolean): string | undefined {
+  const value = env.METRICS_TOKEN || undefined;
+  if (!value || !production) return value;
+  if (value.length < 32) throw new ConfigError('METRICS_TOKEN must be at least 32 characters in production (`openssl rand -hex 32`)');
+  refuseWeak('METRICS_TOKEN', value);
+  return value;
+}
+
+/**
+ * Refuses a value that is long but not random: 32 × `a`, 64 × `0`, a short pattern repeated. The thresholds (8
+ * distinct characters, 80 bits by the value's own character frequencies, no repeated unit) refuse those and never a
+ * random one: of a million `openssl rand -hex 16` values, the weakest had well over both.
+ */
+function refuseWeak(name: string, value: string): void {
+  const counts = new Map<string, number>();
+  for (const ch of value) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let bits = 0;
+  for (const n of counts.values()) bits -= n * Math.log2(n / value.length);
+  const repeated = Array.from({ length: Math.floor(value.length / 2) }, (_, i) => i + 1).some((p) => value.slice(p) === value.slice(0, -p));
+  if (counts.size < 8 || bits < 80 || repeated) {
+    throw new ConfigError(
+      `${name} is not random enough (too few distinct characters, low entropy or a repeated pattern); generate one with \`openssl rand -hex 32\``,
+    );
+  }
+}
+
+/**
+ * PUBLIC_BASE_URL: in production it must be https (links, verification pages and the dashboard's Origin check all
+ * derive from it), unless ALLOW_HTTP_PUBLIC_BASE_URL says TLS is handled outside what this URL shows. A loopback
+ * host (a local try-out of the production image) never crosses a network.
+ */
+function publicBaseUrl(env: Env, production: boolean, port: number): string {
+  const value = url(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:']).replace(/\/+$/, '');
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(new URL(value).hostname);
+  if (production && value.startsWith('http:') && !loopback && !bool(env, 'ALLOW_HTTP_PUBLIC_BASE_URL', false)) {
+    throw new ConfigError(
+      `PUBLIC_BASE_URL must use https in production, got "${value}"; if TLS ends at a proxy that serves this very URL, set ALLOW_HTTP_PUBLIC_BASE_URL=true`,
+    );
+  }
   return value;
 }
 
@@ -176,7 +220,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   }
   const production = nodeEnv === 'production';
   const port = int(env, 'PORT', 3000, 0, 65535);
-  const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:']).replace(/\/+$/, '');
+  const baseUrl = publicBaseUrl(env, production, port);
 
   const delaysRaw = env.WEBHOOK_RETRY_DELAYS_MS;
   let retryDelaysMs = DEFAULT_RETRY_DELAYS_MS;
@@ -201,7 +245,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     trustProxy: trustProxy(env),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379/0', ['redis:', 'rediss:']),
     redisPrefix: str(env, 'REDIS_PREFIX', 'pa'),
-    publicBaseUrl,
+    publicBaseUrl: baseUrl,
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info'),
     runWorker: bool(env, 'RUN_WORKER', true),
     autoMigrate: bool(env, 'AUTO_MIGRATE', true),
@@ -221,7 +265,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       embeddingsModel: str(env, 'SEARCH_EMBEDDINGS_MODEL', 'text-embedding-3-small'),
       embeddingsApiKey: env.SEARCH_EMBEDDINGS_API_KEY || undefined,
     },
-    metricsToken: env.METRICS_TOKEN || undefined,
+    metricsToken: metricsToken(env, production),
     benchDisableAuth: !production && bool(env, 'BENCH_DISABLE_AUTH', false),
     credentials: { signingKey: credentialSigningKey(env, production) },
     jobs: { sweepIntervalMs: int(env, 'JOBS_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000) },

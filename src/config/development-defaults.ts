@@ -19,6 +19,10 @@ export function developmentDefaults(env: Env, config: Omit<AppConfig, 'developme
     found.push('CREDENTIAL_SIGNING_KEY is unset: certificate credentials are signed with a development key kept in the database');
   if (config.webhook.allowPrivateTargets) found.push('webhooks may target private and loopback addresses (WEBHOOK_ALLOW_PRIVATE_TARGETS)');
   if (!env.PUBLIC_BASE_URL) found.push(`PUBLIC_BASE_URL is unset: links point at ${config.publicBaseUrl}`);
+  else if (config.nodeEnv === 'production' && config.publicBaseUrl.startsWith('http:') && env.ALLOW_HTTP_PUBLIC_BASE_URL)
+    found.push(
+      `PUBLIC_BASE_URL is plain http (ALLOW_HTTP_PUBLIC_BASE_URL): links and pages at ${config.publicBaseUrl} travel without TLS unless a proxy adds it`,
+    );
   if (config.benchDisableAuth) found.push('BENCH_DISABLE_AUTH switches the key guard off for catalogue reads');
   return found;
 }

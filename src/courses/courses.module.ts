@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { PartnersModule } from '../partners/partners.module';
 import { AdminCoursesController } from './admin-courses.controller';
 import { AdminCoursesService } from './admin-courses.service';
 import { CatalogueCache } from './catalogue-cache';
@@ -15,7 +16,7 @@ import { Topic } from './topic.entity';
 import { Tutor } from './tutor.entity';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Course, Topic, Tutor])],
+  imports: [TypeOrmModule.forFeature([Course, Topic, Tutor]), PartnersModule],
   controllers: [CoursesController, AdminCoursesController, StaticImagesController, PreviewController],
   providers: [CoursesService, CoursesRepository, CatalogueCache, CatalogueLoader, AdminCoursesService, CoursePagesService],
   exports: [CoursesService, CatalogueCache, CatalogueLoader],

@@ -4,6 +4,8 @@ import type { Response } from 'express';
 import { Public } from '../auth/public.decorator';
 import { RawResponse } from '../common/envelope.interceptor';
 import { ApiErrors } from '../common/swagger';
+import { ORIGIN_PATTERN } from '../common/text';
+import { CorsOrigins } from '../partners/cors-origins';
 import { CoursePagesService } from './course-pages.service';
 
 @ApiTags('Pages')
@@ -11,7 +13,10 @@ import { CoursePagesService } from './course-pages.service';
 @RawResponse()
 @Controller('preview')
 export class PreviewController {
-  constructor(private readonly pages: CoursePagesService) {}
+  constructor(
+    private readonly pages: CoursePagesService,
+    private readonly origins: CorsOrigins,
+  ) {}
 
   @Get('courses/:id')
   @ApiOperation({ summary: "A published course's preview page (HTML): title, description, free preview topics, video placeholder" })
@@ -28,7 +33,12 @@ export class PreviewController {
       res.status(404).type('text/plain; charset=utf-8').setHeader('Cache-Control', 'no-store').send('Course not found\n');
       return;
     }
-    res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: http:");
+    // The catalogue is shared, so any partner may embed a preview in its product; no other site may frame it.
+    const ancestors = ["'self'", ...(await this.origins.all()).filter((o) => ORIGIN_PATTERN.test(o))].join(' ');
+    res.setHeader(
+      'Content-Security-Policy',
+      `default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: http:; base-uri 'none'; form-action 'none'; frame-ancestors ${ancestors}`,
+    );
     res.status(200).type('text/html; charset=utf-8').setHeader('Cache-Control', 'public, max-age=60').send(html);
   }
 }

@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 
@@ -28,6 +29,23 @@ export function dataSourceOptions(databaseUrl: string, poolSize = 20, requestTim
       application_name: 'partner-api',
     },
   };
+}
+
+/**
+ * A backend terminated while its client is checked out (pg_terminate_backend, a fast shutdown, a failover) makes pg
+ * emit 'error' on that client. TypeORM listens only while a query runner holds the client, and pg-pool only while it
+ * is idle, so a FATAL message arriving after the runner let go was an unhandled 'error' event: the process crashed.
+ * Every client gets a listener when first checked out; the failure itself reaches the caller through its query.
+ */
+export function guardClientErrors(ds: DataSource): DataSource {
+  const pool = (ds.driver as unknown as { master?: Pick<EventEmitter, 'on'> }).master;
+  const guarded = new WeakSet<EventEmitter>();
+  pool?.on('acquire', (client: EventEmitter) => {
+    if (guarded.has(client)) return;
+    guarded.add(client);
+    client.on('error', () => undefined);
+  });
+  return ds;
 }
 
 const MIGRATION_LOCK = 7_204_211;

@@ -2,7 +2,8 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
-import { dataSourceOptions } from './data-source';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { dataSourceOptions, guardClientErrors } from './data-source';
 
 @Module({
   imports: [
@@ -15,6 +16,7 @@ import { dataSourceOptions } from './data-source';
         // Start-up must not hang or spin when PostgreSQL is away: one try, then the readiness probe tells.
         retryAttempts: 0,
       }),
+      dataSourceFactory: async (options?: DataSourceOptions) => guardClientErrors(await new DataSource(options!).initialize()),
     }),
   ],
 })

@@ -21,14 +21,24 @@ ${body}</body></html>`;
 }
 
 /**
- * Renders docs/*.md once at start-up: the partner's guide at /docs/guide and each other page at /docs/guide/{name}
- * (e.g. /docs/guide/webhooks). References like `docs/webhooks.md` in the text become links to those pages.
+ * The docs/*.md pages written for partners. The others (contributors' conventions, the threat model, operators'
+ * durability notes) stay in the repository: they describe our insides, not the API.
+ */
+export const PARTNER_PAGES: readonly string[] = ['partner-guide', 'webhooks', 'certificates', 'bulk-enrollment', 'enrollment-and-credits', 'decisions'];
+
+/** The guide's policy: no script at all, inline styles only, and no other site may frame it. */
+export const GUIDE_CSP =
+  "default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/**
+ * Renders the partner's docs/*.md pages once at start-up: the partner's guide at /docs/guide and each other page at
+ * /docs/guide/{name} (e.g. /docs/guide/webhooks). References like `docs/webhooks.md` in the text become links to those pages.
  */
 export function renderGuidePages(dir = join(projectRoot(), 'docs')): Map<string, string> {
   const pages = new Map<string, string>();
   let files: string[];
   try {
-    files = readdirSync(dir).filter((f) => f.endsWith('.md'));
+    files = readdirSync(dir).filter((f) => PARTNER_PAGES.includes(f.replace(/\.md$/, '')) && f.endsWith('.md'));
   } catch {
     return pages; // no docs folder (a stripped image): the routes answer 404
   }
@@ -51,14 +61,16 @@ export function guideHandler(pages: Map<string, string>) {
   return (req: Request, res: Response): void => {
     const name = String(req.params.name ?? '');
     const html = pages.get(name);
-    res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
-    if (html === undefined) {
-      res.status(404).json({
-        status: 'error',
-        error: { code: 'route_not_found', message: 'No route matches this method and path.', request_id: String((req as { id?: string }).id ?? 'unknown') },
-      });
-      return;
-    }
+    res.setHeader('Content-Security-Policy', GUIDE_CSP);
+    if (html === undefined) return routeNotFound(req, res);
     res.status(200).type('html').send(html);
   };
+}
+
+/** 404 `route_not_found` in the envelope, for paths below /docs that are answered outside Nest's routing. */
+export function routeNotFound(req: Request, res: Response): void {
+  res.status(404).json({
+    status: 'error',
+    error: { code: 'route_not_found', message: 'No route matches this method and path.', request_id: String((req as { id?: string }).id ?? 'unknown') },
+  });
 }

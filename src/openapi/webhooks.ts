@@ -148,7 +148,8 @@ const SIGNATURE_HEADERS: Array<Record<string, unknown>> = [
     name: 'X-SVC-Signature',
     in: 'header',
     required: true,
-    description: '`sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret.',
+    description:
+      '`sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed.',
     schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$', example: 'sha256=5d1c0b7f8f0e2a4c9b3d6e1f7a2c4e8b0d9f1a3c5e7b9d2f4a6c8e0b1d3f5a7c' },
   },
   {

@@ -38,6 +38,12 @@ export class CorsOrigins implements OnModuleInit {
     return this.origins.has(origin);
   }
 
+  /** Every active partner's allowed origins (the service's own not included), as loaded at most REFRESH_MS ago. */
+  async all(): Promise<string[]> {
+    if (Date.now() - this.loadedAt > REFRESH_MS) await this.refresh();
+    return [...this.origins];
+  }
+
   async invalidate(): Promise<void> {
     this.loadedAt = 0;
     await this.redis.publish(CHANNEL, '1').catch(() => undefined);

@@ -11,6 +11,7 @@ import { isTokenShaped, sha256Hex, tokenMatches } from './webinar-tokens';
 import { Webinar } from './webinar.entity';
 import { WebinarsRepository } from './webinars.repository';
 import { WebinarsService } from './webinars.service';
+import { displayText } from '../common/text';
 
 export interface PageState {
   webinar_id: string;
@@ -103,7 +104,7 @@ export class LivePagesService {
       registered_count: total,
       attendees: seats.flatMap((s) => {
         const user = users.get(s.userId);
-        return user ? [{ name: user.name, status: s.status, joined_at: s.joinedAt?.toISOString() ?? null }] : [];
+        return user ? [{ name: displayText(user.name), status: s.status, joined_at: s.joinedAt?.toISOString() ?? null }] : [];
       }),
     };
   }

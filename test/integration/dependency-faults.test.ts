@@ -166,3 +166,55 @@ async function createUser(p: CreatedPartner): Promise<number> {
   if (res.status !== 201) throw new Error(`user creation failed: ${res.text}`);
   return res.body.data.id;
 }
+
+/**
+ * Issue 26, finding 14: a backend terminated by an administrator (pg_terminate_backend, a fast shutdown, a failover)
+ * in the middle of a transaction made TypeORM 1.1 throw QueryRunnerProviderAlreadyReleasedError on the next
+ * statement, which was answered 500. The app below names its connections, so only its own backends are killed.
+ */
+describe('backends terminated under write load', () => {
+  it('answers 503, never 500, while its PostgreSQL backends are killed every 250 ms', async () => {
+    const name = unique('terminated').replace(/\W/g, '_');
+    const db = new URL(process.env.DATABASE_URL!);
+    db.searchParams.set('application_name', name);
+    const app = await startApp({ DATABASE_URL: db.toString(), RUN_WORKER: 'false' });
+    try {
+      const busy = await createPartner(app, { plan: 'enterprise' });
+      const users = await Promise.all(Array.from({ length: 6 }, () => createUser(busy)));
+      const statuses: number[] = [];
+      const failures: string[] = [];
+      let stop = false;
+      const load = Promise.all(
+        users.map(async (user, i) => {
+          while (!stop) {
+            const res =
+              i % 2 === 0
+                ? await busy.http.post('/api/credits/topup', { user_id: user, amount: 1 })
+                : await busy.http.post('/api/users', { external_user_id: unique('ext'), name: 'Learner', email: 'l@example.com' });
+            statuses.push(res.status);
+            if (res.status >= 500 && res.body?.error?.code !== 'service_unavailable') failures.push(`${res.status} ${res.text}`);
+          }
+        }),
+      );
+      let killed = 0;
+      const deadline = Date.now() + 4000;
+      while (Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 250));
+        const rows = await t.db.query<Array<{ pid: number }>>(
+          'SELECT pg_terminate_backend(pid) AS ok, pid FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()',
+          [name],
+        );
+        killed += rows.length;
+      }
+      stop = true;
+      await load;
+      expect(killed).toBeGreaterThan(0);
+      expect(failures).toEqual([]);
+      expect(statuses.filter((s) => s !== 201 && s !== 503)).toEqual([]);
+      expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(0);
+      expect(statuses.filter((s) => s === 201).length).toBeGreaterThan(0);
+    } finally {
+      await app.close();
+    }
+  });
+});

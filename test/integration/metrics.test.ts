@@ -62,3 +62,22 @@ describe('/metrics without METRICS_TOKEN', () => {
     }
   });
 });
+
+/** Issue 26, finding 6: failed metrics tokens were not limited; they now count like failed keys, per client address. */
+describe('/metrics with wrong tokens', () => {
+  it('answers 429 past the failed-authentication limit, and the right token still works from that address', async () => {
+    const limited = await startApp({ METRICS_TOKEN: 'metrics-token-for-tests', TRUST_PROXY: '1', AUTH_FAILURE_LIMIT_PER_MINUTE: '5' });
+    try {
+      const ip = `198.18.${Math.floor(Math.random() * 255)}.${1 + Math.floor(Math.random() * 254)}`;
+      const scrape = (token: string) => limited.http.get('/metrics', { headers: { Authorization: `Bearer ${token}`, 'X-Forwarded-For': ip } });
+      for (let i = 0; i < 5; i++) expect((await scrape(`wrong-${i}`)).status).toBe(401);
+      const refused = await scrape('wrong-again');
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.code).toBe('rate_limited');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect((await scrape('metrics-token-for-tests')).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});

@@ -11718,7 +11718,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11762,7 +11762,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11806,7 +11806,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11850,7 +11850,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11894,7 +11894,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11938,7 +11938,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11982,7 +11982,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -12026,7 +12026,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -12070,7 +12070,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;

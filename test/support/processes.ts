@@ -124,18 +124,34 @@ async function waitUntil(proc: ServiceProcess, ready: () => Promise<boolean> | b
   }
 }
 
-/** Starts `src/main.ts` on a free 127.0.0.1 port and waits until /health/ready answers 200. `env` overrides the run's. */
-export async function startApiProcess(name: string, env: Record<string, string> = {}, timeoutMs = 60_000): Promise<ServiceProcess> {
+/** A process just spawned, and a promise that settles when it is ready (rejects if it exits or times out first). */
+export interface Launched {
+  proc: ServiceProcess;
+  ready: Promise<ServiceProcess>;
+}
+
+/** Spawns `src/main.ts` on a free 127.0.0.1 port; ready once /health/ready answers 200. `env` overrides the run's. */
+export async function launchApiProcess(name: string, env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Launched> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const proc = new ServiceProcess(name, spawnEntry('main.ts', { HOST: '127.0.0.1', PORT: String(port), ...env }), baseUrl);
-  await waitUntil(proc, async () => (await fetch(`${baseUrl}/health/ready`)).status === 200, timeoutMs);
-  return proc;
+  const ready = waitUntil(proc, async () => (await fetch(`${baseUrl}/health/ready`)).status === 200, timeoutMs).then(() => proc);
+  return { proc, ready };
+}
+
+/** Spawns `src/worker.ts`; ready at its "Worker started" log line. */
+export function launchWorkerProcess(name: string, env: Record<string, string> = {}, timeoutMs = 60_000): Launched {
+  const proc = new ServiceProcess(name, spawnEntry('worker.ts', env));
+  const ready = waitUntil(proc, () => proc.output.some((l) => l.includes('Worker started')), timeoutMs).then(() => proc);
+  return { proc, ready };
+}
+
+/** Starts `src/main.ts` on a free 127.0.0.1 port and waits until /health/ready answers 200. `env` overrides the run's. */
+export async function startApiProcess(name: string, env: Record<string, string> = {}, timeoutMs = 60_000): Promise<ServiceProcess> {
+  return (await launchApiProcess(name, env, timeoutMs)).ready;
 }
 
 /** Starts `src/worker.ts` and waits for its "Worker started" log line. */
 export async function startWorkerProcess(name: string, env: Record<string, string> = {}, timeoutMs = 60_000): Promise<ServiceProcess> {
-  const proc = new ServiceProcess(name, spawnEntry('worker.ts', env));
-  await waitUntil(proc, () => proc.output.some((l) => l.includes('Worker started')), timeoutMs);
-  return proc;
+  return launchWorkerProcess(name, env, timeoutMs).ready;
 }

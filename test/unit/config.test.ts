@@ -26,12 +26,12 @@ describe('configuration', () => {
 
   it('refuses private webhook targets by default in production and needs a real secret key', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow('WEBHOOK_SECRET_KEY is required');
-    const c = loadConfig({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'x'.repeat(40), CREDENTIAL_SIGNING_KEY: ed25519Pem() });
+    const c = loadConfig({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'k3P9vQx2LmZ8rT4wYb6nHc1JdF5gS7aE', CREDENTIAL_SIGNING_KEY: ed25519Pem() });
     expect(c.webhook.allowPrivateTargets).toBe(false);
   });
 
   describe('CREDENTIAL_SIGNING_KEY', () => {
-    const production = { NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'x'.repeat(40) };
+    const production = { NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'k3P9vQx2LmZ8rT4wYb6nHc1JdF5gS7aE' };
     // RFC 8037, Appendix A.1: published, so it must never sign in production.
     const RFC_8037_KEY = JSON.stringify({
       kty: 'OKP',

@@ -1,4 +1,4 @@
-import { QueryFailedError, QueryRunnerAlreadyReleasedError, TransactionNotStartedError } from 'typeorm';
+import { QueryFailedError, QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError, TransactionNotStartedError } from 'typeorm';
 import { isDependencyDown, renderError } from '../../src/common/error-response';
 import { DomainError } from '../../src/common/errors';
 
@@ -12,6 +12,18 @@ describe('errors of a failing or stuck dependency are 503 service_unavailable, n
     ['connection lost mid-query', new QueryFailedError('SELECT 1', [], pgError('Connection terminated unexpectedly'))],
     ['server shutting down', new QueryFailedError('SELECT 1', [], pgError('terminating connection due to administrator command', '57P01'))],
     ['a released query runner (its connection broke)', new QueryRunnerAlreadyReleasedError()],
+    // Issue 26, finding 14: TypeORM 1.1's name for a connection released under a transaction (backend terminated).
+    ['a released query runner provider (TypeORM 1.1)', new QueryRunnerProviderAlreadyReleasedError()],
+    ['crash shutdown', new QueryFailedError('SELECT 1', [], pgError('terminating connection because of crash of another server process', '57P02'))],
+    ['server starting up', new QueryFailedError('SELECT 1', [], pgError('the database system is starting up', '57P03'))],
+    ['any connection exception (class 08)', new QueryFailedError('SELECT 1', [], pgError('protocol violation', '08P01'))],
+    ['too many connections', new QueryFailedError('SELECT 1', [], pgError('sorry, too many clients already', '53300'))],
+    [
+      'a reset socket under a wrapper',
+      Object.assign(new Error('write failed'), { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) }),
+    ],
+    ['a closed server connection', new Error('server closed the connection unexpectedly')],
+    ['a future TypeORM error named for a released connection', Object.assign(new Error('gone'), { name: 'ConnectionAlreadyReleasedError' })],
     ['ioredis command timeout (Redis frozen)', new Error('Command timed out')],
     ['ioredis offline', new Error("Stream isn't writeable and enableOfflineQueue options is false")],
     ['refused connection', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' })],

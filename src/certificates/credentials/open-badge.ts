@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Mode } from '../../common/scope';
+import { displayText } from '../../common/text';
 import type { Certificate } from '../certificate.entity';
 import { platformLabel } from '../certificate.mapper';
 
@@ -29,7 +30,9 @@ export interface CredentialUrls {
   course(courseId: number): string;
 }
 
-export function openBadgeCredential(cert: Certificate, urls: CredentialUrls): OpenBadgeCredential {
+export function openBadgeCredential(stored: Certificate, urls: CredentialUrls): OpenBadgeCredential {
+  // Wallets display these names: never with the controls that reorder them.
+  const cert = { ...stored, holderName: displayText(stored.holderName), courseTitle: displayText(stored.courseTitle) };
   const platform = platformLabel(cert.mode);
   return {
     '@context': [VC_CONTEXT, OB_CONTEXT],

@@ -1,5 +1,6 @@
 import PDFDocument from 'pdfkit';
 import * as QRCode from 'qrcode';
+import { displayText } from '../../common/text';
 import type { Certificate } from '../certificate.entity';
 import { formatIssueDate, platformLabel } from '../certificate.mapper';
 import { TextBox, UnicodeText } from './unicode-text';
@@ -26,7 +27,7 @@ export function renderCertificatePdf(cert: Certificate, verifyUrl: string): Prom
     size: 'A4',
     layout: 'landscape',
     margin: 0, // everything is placed explicitly; no automatic page breaks
-    info: { Title: `Certificate ${cert.id}`, Author: platformLabel(cert.mode), Subject: `${cert.holderName}: ${cert.courseTitle}` },
+    info: { Title: `Certificate ${cert.id}`, Author: platformLabel(cert.mode), Subject: displayText(`${cert.holderName}: ${cert.courseTitle}`) },
   });
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {

@@ -1,4 +1,5 @@
 import bidiFactory from 'bidi-js';
+import { displayText } from '../../common/text';
 import { fontFor, LoadedFont, primaryFont, TextStyle } from './certificate-fonts';
 
 type Doc = PDFKit.PDFDocument;
@@ -67,7 +68,7 @@ export class UnicodeText {
    */
   fit(text: string, box: TextBox): { size: number; lines: Line[] } {
     // Widths grow linearly with the size: each word is measured once, at size 1.
-    const words: Word[] = breakable(this.fonts(text.replace(/\s+/g, ' ').trim())).map((chars) => ({ chars, width: this.measure(chars, 1) }));
+    const words: Word[] = breakable(this.fonts(displayText(text).replace(/\s+/g, ' ').trim())).map((chars) => ({ chars, width: this.measure(chars, 1) }));
     const linesFitting = (size: number) => Math.max(1, Math.min(box.maxLines, Math.floor(box.maxHeight / (size * box.lineHeight))));
     for (let size = box.max; size >= box.min; size--) {
       const lines = this.wrap(words, box.width / size);

@@ -70,3 +70,55 @@ describe('Swagger UI', () => {
     expect(init).toMatch(/"persistAuthorization":\s*false/);
   });
 });
+
+/** Issue 26, finding 4: Bull Board could be framed, and its own Express app announced itself with X-Powered-By. */
+describe('the queues dashboard (/admin/queues)', () => {
+  const basic = () => ({ Authorization: `Basic ${Buffer.from(`operator:${adminKey}`).toString('base64')}` });
+
+  it.each(['/admin/queues', '/admin/queues/api/queues'])('%s may not be framed and does not name its framework', async (path) => {
+    const res = await fetch(`${t.baseUrl}${path}`, { headers: basic() });
+    await res.arrayBuffer();
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('x-powered-by')).toBeNull();
+  });
+
+  it('sends the same headers on its refusal', async () => {
+    const res = await fetch(`${t.baseUrl}/admin/queues`);
+    await res.arrayBuffer();
+    expect(res.status).toBe(401);
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('x-powered-by')).toBeNull();
+  });
+});
+
+describe('no response names the framework (X-Powered-By)', () => {
+  it.each(['/api/courses', '/docs', '/docs/swagger-ui.css', '/health/live', '/static/thumbnails/0.svg', '/nothing-here'])('%s', async (path) => {
+    const res = await fetch(`${t.baseUrl}${path}`);
+    await res.arrayBuffer();
+    expect(res.headers.get('x-powered-by')).toBeNull();
+  });
+});
+
+/** Issue 26, finding 6: no Strict-Transport-Security anywhere, even when the public URL is https. */
+describe('Strict-Transport-Security', () => {
+  it('is sent on every response when PUBLIC_BASE_URL is https', async () => {
+    const https = await startApp({ PUBLIC_BASE_URL: 'https://api.example.com' });
+    try {
+      for (const path of ['/api/courses', '/health/live', '/docs', '/nothing-here']) {
+        const res = await fetch(`${https.baseUrl}${path}`);
+        await res.arrayBuffer();
+        expect({ path, hsts: res.headers.get('strict-transport-security') }).toEqual({ path, hsts: expect.stringMatching(/^max-age=\d{8,}/) });
+      }
+    } finally {
+      await https.close();
+    }
+  });
+
+  it('is not sent when PUBLIC_BASE_URL is plain http (development)', async () => {
+    const res = await fetch(`${t.baseUrl}/health/live`);
+    await res.arrayBuffer();
+    expect(res.headers.get('strict-transport-security')).toBeNull();
+  });
+});
