@@ -18,7 +18,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createScratchCatalogue } from '../src/search/eval/scratch-catalogue';
+import { createScratchCatalogue } from '../tools/search-eval/scratch-catalogue';
 
 const SYNTHETIC_SIZE = 20_000;
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 5;

@@ -31,6 +31,10 @@ export interface AppConfig {
   search: {
     /** The embedded semantic engine (word vectors from npm), on by default. */
     embeddedEngine: boolean;
+    /** The sentence encoder (Universal Sentence Encoder lite from npm) as one more ranker, on by default. */
+    sentenceEncoder: boolean;
+    /** Worker threads that encode course texts in the background (default: every core). */
+    encoderThreads: number;
     embeddingsUrl?: string;
     embeddingsModel: string;
     embeddingsApiKey?: string;

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { createPrivateKey, KeyObject } from 'node:crypto';
 import { URL } from 'node:url';
 import type { AppConfig, Ed25519PrivateJwk, TrustProxy } from './app-config';
@@ -261,6 +262,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     },
     search: {
       embeddedEngine: bool(env, 'SEARCH_EMBEDDED_ENGINE', true),
+      sentenceEncoder: bool(env, 'SEARCH_SENTENCE_ENCODER', true),
+      encoderThreads: int(env, 'SEARCH_ENCODER_THREADS', availableParallelism(), 1, 64),
       embeddingsUrl,
       embeddingsModel: str(env, 'SEARCH_EMBEDDINGS_MODEL', 'text-embedding-3-small'),
       embeddingsApiKey: env.SEARCH_EMBEDDINGS_API_KEY || undefined,

@@ -1,14 +1,6 @@
 // The usual constant of reciprocal rank fusion (Cormack et al.): damps the weight of the very first ranks.
 const K = 60;
 
-/**
- * Weight of each ranking in the fusion (chosen on the tuning half of the judged queries). The lexical ranking counts
- * fully when some course names every concept of the query in its title, topics, category, tutor or organisation
- * (keywords, corrected typos, names); a question in the learner's own words rarely does, and then the semantic
- * rankings lead.
- */
-export const FUSION = { lexicalStrong: 1, lexicalWeak: 0.1, embedded: 1, embeddedWhenLexicalStrong: 0.1, hosted: 1 };
-
 /** Reciprocal rank fusion with a weight per ranking: each id scores Σ weight / (K + rank). Best first. */
 export function weightedRankFusion(rankings: Array<{ ids: number[]; weight: number }>): Array<{ id: number; score: number }> {
   const scores = new Map<number, number>();

@@ -3,11 +3,13 @@ import type { CourseUrls } from '../courses/course-urls';
 import { InterpretedDto, RelaxedFilter, SearchResponseDto, SearchResultDto } from './dto/search.dto';
 import { LexicalSearch, RankedHit } from './lexical-search';
 import { buildConcepts, extractFilters, SearchFilters } from './query-parser';
-import { FUSION, weightedRankFusion } from './rank-fusion';
+import { weightedRankFusion } from './rank-fusion';
+import { ENCODER, FUSION } from './ranking-weights';
 import { SearchSql } from './search-database';
 import { SearchLexicon, words } from './search-lexicon';
 import { EmbeddedSemantic } from './semantic/embedded-semantic';
 import { SemanticSearch } from './semantic-search';
+import type { SentenceRanker } from './encoder/sentence-ranker';
 
 // Candidates each ranking contributes to the fusion.
 const FUSION_DEPTH = 100;
@@ -34,6 +36,8 @@ export interface SemanticRankers {
   embedded?: EmbeddedSemantic;
   /** The hosted model of SEARCH_EMBEDDINGS_URL, when configured. */
   hosted?: SemanticSearch;
+  /** The sentence encoder (Universal Sentence Encoder lite from npm), on by default. */
+  encoder?: SentenceRanker;
 }
 
 interface Candidates {
@@ -60,42 +64,48 @@ export class SearchEngine {
 
   async search(query: string, limit: number): Promise<SearchResponseDto> {
     const { filters, text, concepts, corrections, tokens, semanticText } = await this.understand(query);
-    const semantic = Boolean(text && (this.rankers.embedded || this.rankers.hosted));
+    const semantic = Boolean(text && (this.rankers.embedded || this.rankers.hosted || this.rankers.encoder));
     const depth = semantic ? FUSION_DEPTH : limit;
     // The lexical statements go out first; the semantic ranking (CPU) runs while PostgreSQL works on them, and its
     // candidates are filtered while they are still running: one round trip less.
     const lexicalSide = this.lexical.rank(concepts, text, filters, limit, depth);
     const semanticSide = (async () => {
-      const [embedded, hosted] = await Promise.all([semantic ? this.embeddedCandidates(tokens) : null, semantic ? this.hostedCandidates(semanticText) : null]);
-      return { embedded, hosted, filtered: await this.applyFilters([embedded, hosted], filters) };
+      const [embedded, hosted, encoder] = await Promise.all([
+        semantic ? this.embeddedCandidates(tokens) : null,
+        semantic ? this.hostedCandidates(semanticText) : null,
+        semantic ? this.encoderCandidates(semanticText) : null,
+      ]);
+      return { embedded, hosted, encoder, filtered: await this.applyFilters([embedded, hosted, encoder], filters) };
     })();
-    const [firstLexical, { embedded, hosted, filtered }] = await Promise.all([lexicalSide, semanticSide]);
+    const [firstLexical, { embedded, hosted, encoder, filtered }] = await Promise.all([lexicalSide, semanticSide]);
 
     let applied = filters;
     let lexical = firstLexical;
-    let [embeddedIds, hostedIds] = filtered;
+    let [embeddedIds, hostedIds, encoderIds] = filtered;
     const relaxed: RelaxedFilter[] = [];
-    const matches = () => lexical.total > 0 || [embeddedIds, hostedIds].some((ids) => ids.some((id) => embedded?.strong.has(id) || hosted?.strong.has(id)));
+    const strong = (id: number) => Boolean(embedded?.strong.has(id) || hosted?.strong.has(id) || encoder?.strong.has(id));
+    const matches = () => lexical.total > 0 || [embeddedIds, hostedIds, encoderIds].some((ids) => ids.some(strong));
     for (const [key, name] of RELAXABLE) {
       if (matches()) break;
       if (applied[key] === undefined) continue;
       applied = { ...applied, [key]: undefined };
       relaxed.push(name);
-      [lexical, [embeddedIds, hostedIds]] = await Promise.all([
+      [lexical, [embeddedIds, hostedIds, encoderIds]] = await Promise.all([
         this.lexical.rank(concepts, text, applied, limit, depth),
-        this.applyFilters([embedded, hosted], applied),
+        this.applyFilters([embedded, hosted, encoder], applied),
       ]);
     }
 
     const lexicalIds = lexical.hits.map((h) => h.id);
     let hits: RankedHit[] = lexical.hits.slice(0, limit);
     let total = lexical.total;
-    const semanticLists = [embeddedIds, hostedIds].filter((ids) => ids.length);
+    const semanticLists = [embeddedIds, hostedIds, encoderIds].filter((ids) => ids.length);
     if (semanticLists.length) {
       hits = weightedRankFusion([
         { ids: lexicalIds, weight: lexical.allConcepts ? FUSION.lexicalStrong : FUSION.lexicalWeak },
         { ids: embeddedIds, weight: lexical.allConcepts ? FUSION.embeddedWhenLexicalStrong : FUSION.embedded },
         { ids: hostedIds, weight: FUSION.hosted },
+        { ids: encoderIds, weight: lexical.allConcepts ? FUSION.encoderWhenLexicalStrong : FUSION.encoder },
       ]).slice(0, limit);
       const inLexical = new Set(lexicalIds);
       total += new Set(semanticLists.flat().filter((id) => !inLexical.has(id))).size;
@@ -119,6 +129,19 @@ export class SearchEngine {
       return { ids: hits.map((h) => h.id), strong: new Set(hits.filter((h) => h.score >= STRONG_SEMANTIC_MATCH).map((h) => h.id)) };
     } catch (e) {
       this.logger?.warn(`embedded semantic ranking skipped: ${(e as Error).message}`);
+      return null;
+    }
+  }
+
+  /** The sentence encoder's candidates (unfiltered), or null while it has no model or no course vectors. */
+  private async encoderCandidates(text: string): Promise<Candidates | null> {
+    if (!this.rankers.encoder) return null;
+    try {
+      const hits = await this.rankers.encoder.rank(text, FUSION_DEPTH * 3);
+      if (!hits) return null;
+      return { ids: hits.map((h) => h.id), strong: new Set(hits.filter((h) => h.score >= ENCODER.strong).map((h) => h.id)) };
+    } catch (e) {
+      this.logger?.warn(`sentence encoder ranking skipped: ${(e as Error).message}`);
       return null;
     }
   }

@@ -12,13 +12,17 @@ import { SearchEngine } from './search-engine';
 import { SearchLexicon } from './search-lexicon';
 import { EmbeddedSemantic, preparingSql } from './semantic/embedded-semantic';
 import { SemanticSearch } from './semantic-search';
+import { SentenceRanker } from './encoder/sentence-ranker';
+import { EncoderIndexStatus, SentenceVectorStore } from './encoder/vector-store';
+import { SENTENCE_MODEL } from './encoder/sentence-model';
 
 // The channel CatalogueCache.invalidate() publishes on after every catalogue change.
 const CATALOGUE_CHANGED = 'catalogue.changed';
 
 /**
- * POST /api/search: lexical search fused with the embedded semantic engine (on by default, SEARCH_EMBEDDED_ENGINE)
- * and with the hosted model's ranking when SEARCH_EMBEDDINGS_URL is set.
+ * POST /api/search: lexical search fused with the embedded semantic engine (on by default, SEARCH_EMBEDDED_ENGINE),
+ * the sentence encoder (on by default, SEARCH_SENTENCE_ENCODER) and the hosted model's ranking when
+ * SEARCH_EMBEDDINGS_URL is set.
  */
 @Injectable()
 export class SearchService implements OnModuleInit, OnApplicationShutdown {
@@ -26,7 +30,10 @@ export class SearchService implements OnModuleInit, OnApplicationShutdown {
   private readonly searchDb: SearchDatabase;
   /** The embedded semantic engine, when on: its `ready` resolves once its first index is built. */
   readonly embedded?: EmbeddedSemantic;
+  /** The sentence encoder, when on: its model loads and its course vectors are read in the background. */
+  readonly encoder?: SentenceRanker;
   private readonly logger = new Logger(SearchService.name);
+  private readonly status: SentenceVectorStore;
 
   constructor(
     @InjectDataSource() db: DataSource,
@@ -41,10 +48,16 @@ export class SearchService implements OnModuleInit, OnApplicationShutdown {
       ? new SemanticSearch(db, new EmbeddingsClient({ url: embeddingsUrl, model: embeddingsModel, apiKey: embeddingsApiKey }))
       : undefined;
     this.embedded = embeddedEngine ? new EmbeddedSemantic(preparingSql(db), this.searchDb, lexicon.stopwords, this.logger) : undefined;
-    this.engine = new SearchEngine(this.searchDb, lexicon, courses.urls, { embedded: this.embedded, hosted }, this.logger);
+    this.encoder = config.search.sentenceEncoder ? new SentenceRanker(db, this.logger) : undefined;
+    this.engine = new SearchEngine(this.searchDb, lexicon, courses.urls, { embedded: this.embedded, hosted, encoder: this.encoder }, this.logger);
+    this.status = new SentenceVectorStore(db, SENTENCE_MODEL);
   }
 
   onModuleInit(): void {
+    if (this.encoder) {
+      this.encoder.start();
+      this.redis.subscribe(CATALOGUE_CHANGED, () => void this.encoder!.refresh());
+    }
     if (!this.embedded) return;
     this.embedded.start();
     // Every instance rebuilds its index when any instance changes the catalogue (and checks a stamp every 10 s).
@@ -58,7 +71,13 @@ export class SearchService implements OnModuleInit, OnApplicationShutdown {
     return this.engine.search(query, limit);
   }
 
+  /** How far the background encoding of course texts has got (read from the database: every instance agrees). */
+  indexStatus(): Promise<EncoderIndexStatus> {
+    return this.status.status();
+  }
+
   async onApplicationShutdown(): Promise<void> {
+    this.encoder?.stop();
     this.embedded?.stop();
     await this.searchDb.close();
   }

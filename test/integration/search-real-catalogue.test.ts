@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createScratchCatalogue, ScratchCatalogue } from '../../src/search/eval/scratch-catalogue';
+import { createScratchCatalogue, ScratchCatalogue } from '../../tools/search-eval/scratch-catalogue';
 import { SearchService } from '../../src/search/search.service';
 import { HttpClient } from '../support/http';
 import { CatalogueCache } from '../../src/courses/catalogue-cache';

@@ -28,6 +28,9 @@ export default async function globalSetup(): Promise<void> {
     RUN_WORKER: 'true',
     AUTO_MIGRATE: 'false',
     LOAD_DEMO_CATALOGUE: 'false',
+    // The sentence encoder costs 150 MB and ~0.7 s per process that loads it, and minutes of CPU to encode a catalogue:
+    // only the files that test it turn it on.
+    SEARCH_SENTENCE_ENCODER: 'false',
     // A loaded CI machine may take seconds to open a PostgreSQL connection: a wider request budget than production's
     // 5 s keeps that from turning into 503s. Tests of the budget itself set their own.
     REQUEST_TIMEOUT_MS: '15000',

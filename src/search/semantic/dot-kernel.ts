@@ -2,7 +2,7 @@ import { DIMENSIONS } from './vectors';
 
 /** dot-kernel.wat, compiled (wabt's wat2wasm, SIMD on); test/unit/dot-kernel.test.ts checks the bytes against the source. */
 export const DOT_KERNEL_WASM = Buffer.from(
-  'AGFzbQEAAAABCAFgBH9/f38AAwIBAAUDAQABBxECBm1lbW9yeQIABGRvdHMAAAqSAQGPAQIDfwF7AkADQCAEIAFPDQH9DAAAAAAAAAAAAAAAAAAAAAAhB0EAIQUgACAEQZADbGohBgNAIAcgBiAFav0ABAAgAiAFav0ABAD95gH95AEhByAFQRBqIQUgBUGQA0kNAAsgAyAEQQJ0aiAH/R8AIAf9HwGSIAf9HwIgB/0fA5KSOAIAIARBAWohBAwACwsL',
+  'AGFzbQEAAAABCQFgBX9/f39/AAMCAQAFAwEAAQcRAgZtZW1vcnkCAARkb3RzAAAKkAEBjQECA38BewJAA0AgBSABTw0B/QwAAAAAAAAAAAAAAAAAAAAAIQhBACEGIAAgBSAEbGohBwNAIAggByAGav0ABAAgAiAGav0ABAD95gH95AEhCCAGQRBqIQYgBiAESQ0ACyADIAVBAnRqIAj9HwAgCP0fAZIgCP0fAiAI/R8DkpI4AgAgBUEBaiEFDAALCws=',
   'base64',
 );
 
@@ -14,49 +14,50 @@ interface WasmApi {
 }
 interface KernelExports {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
-  dots(matrix: number, rows: number, query: number, out: number): void;
+  dots(matrix: number, rows: number, query: number, out: number, rowBytes: number): void;
 }
 const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
-const ROW_BYTES = DIMENSIONS * 4; // 400 bytes, dot-kernel.wat's constant
 const PAGE = 65_536;
 let compiled: object | null | undefined;
 
 /** The compiled kernel, or null where this runtime has no WebAssembly SIMD (the scans then run in JavaScript). */
 function kernelModule(): object | null {
-  // The kernel's rows are 100 floats (a constant of the WAT): other dimensions take the JavaScript path.
-  if (compiled === undefined) compiled = DIMENSIONS === 100 && wasm.validate(DOT_KERNEL_WASM) ? new wasm.Module(DOT_KERNEL_WASM) : null;
+  if (compiled === undefined) compiled = wasm.validate(DOT_KERNEL_WASM) ? new wasm.Module(DOT_KERNEL_WASM) : null;
   return compiled;
 }
 
 /**
- * A matrix of `rows` vectors (DIMENSIONS floats each) and the scan every semantic search makes over it: the dot product
+ * A matrix of `rows` vectors (`dims` floats each: DIMENSIONS unless told) and the scan every semantic search makes over it: the dot product
  * of one query vector with every row. In WebAssembly with 128-bit SIMD the scan of 20,000 rows takes about 0.2 ms,
  * against 1.3–2.5 ms in JavaScript (bench: `npm run bench:search`). Fill `matrix` (a view of the kernel's memory) once,
  * then call `dots` as often as needed.
  */
 export class DotKernel {
   private constructor(
-    /** The rows, row r at r × DIMENSIONS. Writable until the first scan; never resized. */
+    /** The rows, row r at r × dims. Writable until the first scan; never resized. */
     readonly matrix: Float32Array,
     readonly rows: number,
+    readonly dims: number,
     private readonly wasm: { exports: KernelExports; query: Float32Array; out: Float32Array; queryAt: number; outAt: number } | null,
   ) {}
 
-  static create(rows: number, useSimd = true): DotKernel {
-    const module = useSimd ? kernelModule() : null;
-    if (!module) return new DotKernel(new Float32Array(rows * DIMENSIONS), rows, null);
+  static create(rows: number, useSimd = true, dims = DIMENSIONS): DotKernel {
+    // The kernel reads four lanes at a time: other widths take the JavaScript path.
+    const module = useSimd && dims % 4 === 0 ? kernelModule() : null;
+    if (!module) return new DotKernel(new Float32Array(rows * dims), rows, dims, null);
     const exports = new wasm.Instance(module, {}).exports as KernelExports;
-    const queryAt = rows * ROW_BYTES;
-    const outAt = queryAt + ROW_BYTES;
+    const rowBytes = dims * 4;
+    const queryAt = rows * rowBytes;
+    const outAt = queryAt + rowBytes;
     const bytes = outAt + rows * 4;
     const pages = Math.ceil(bytes / PAGE);
     if (pages > 1) exports.memory.grow(pages - 1);
     // Views made after the one growth: they stay attached, as the memory never grows again.
     const buffer = exports.memory.buffer;
-    return new DotKernel(new Float32Array(buffer, 0, rows * DIMENSIONS), rows, {
+    return new DotKernel(new Float32Array(buffer, 0, rows * dims), rows, dims, {
       exports,
-      query: new Float32Array(buffer, queryAt, DIMENSIONS),
+      query: new Float32Array(buffer, queryAt, dims),
       out: new Float32Array(buffer, outAt, rows),
       queryAt,
       outAt,
@@ -70,11 +71,11 @@ export class DotKernel {
 
   /** Each row's dot product with `query`, as a new array (the caller may keep it across scans). */
   dots(query: Float32Array): Float32Array {
-    const D = DIMENSIONS;
+    const D = this.dims;
     if (this.wasm) {
       const { exports, queryAt, outAt } = this.wasm;
       this.wasm.query.set(query.subarray(0, D));
-      exports.dots(0, this.rows, queryAt, outAt);
+      exports.dots(0, this.rows, queryAt, outAt, D * 4);
       return this.wasm.out.slice();
     }
     const out = new Float32Array(this.rows);

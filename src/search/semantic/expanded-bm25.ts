@@ -1,31 +1,11 @@
+import { BM25F, EXPANSION, ExpansionOptions } from '../ranking-weights';
 import { words } from '../search-lexicon';
 import { CourseText, WordLookup, WordVector } from './course-vector-index';
 import { DotKernel } from './dot-kernel';
 import { DIMENSIONS, SIF, sifWeight, yieldEvery } from './vectors';
 
-type Field = keyof Omit<CourseText, 'id'>;
+export type Field = keyof Omit<CourseText, 'id'>;
 
-/** BM25F (Robertson and Zaragoza): each field's term frequency, length-normalised by its own `b`, weighed and summed. */
-export const BM25F = {
-  fields: { title: { weight: 3, b: 0.5 }, category: { weight: 1, b: 0 }, topics: { weight: 1.5, b: 0.5 }, description: { weight: 1, b: 0.75 } } as Record<
-    Field,
-    { weight: number; b: number }
-  >,
-  k1: 1.2,
-};
-
-export interface ExpansionOptions {
-  /** Catalogue words a query word stands for at most (itself included when the catalogue uses it). */
-  neighbours: number;
-  /** Cosine below which a catalogue word is no expansion of a query word. */
-  floor: number;
-  /** Exponent on the cosine: how much less a related word counts than the word itself. */
-  sharpness: number;
-  /** Query words expanded at most (those weighing most). */
-  maxWords: number;
-}
-
-export const EXPANSION: ExpansionOptions = { neighbours: 10, floor: 0.6, sharpness: 2, maxWords: 8 };
 
 // Expansions used by more than this share of the courses (and more than a handful) say little and cost long postings.
 const MAX_EXPANSION_SHARE = 0.25;

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { sql } from '../../common/database';
+import { sql } from '../../src/common/database';
 
 // wink ships no types; these are the few calls the baseline makes.
 /* eslint-disable @typescript-eslint/no-require-imports */

@@ -1,5 +1,5 @@
 /**
- * Checks files of judged queries: `node -r ./scripts/swc-register.js src/search/eval/check-judged.ts data/search-eval-fresh3.json …`
+ * Checks files of judged queries: `node -r ./scripts/swc-register.js tools/search-eval/check-judged.ts data/search-eval-fresh3.json …`
  * (no file: every data/search-eval*.json).
  *
  * For each natural question: every relevant `source_key` is a course of the built catalogue (data/*.csv), and no English
@@ -10,8 +10,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { projectRoot } from '../../common/project-root';
-import { buildCatalogue, readCatalogueFiles } from '../../courses/catalogue/build-catalogue';
+import { projectRoot } from '../../src/common/project-root';
+import { buildCatalogue, readCatalogueFiles } from '../../src/courses/catalogue/build-catalogue';
 
 interface Judged {
   query: string;

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { CatalogueCache } from '../../courses/catalogue-cache';
-import { CatalogueLoader } from '../../courses/catalogue/catalogue-loader.service';
-import { dataSourceOptions, runMigrations } from '../../database/data-source';
-import { dropDatabase, ensureDatabase } from '../../database/ensure-database';
-import { preparingSql } from '../semantic/embedded-semantic';
-import { ensureWordVectors } from '../semantic/word-vector-import';
+import { CatalogueCache } from '../../src/courses/catalogue-cache';
+import { CatalogueLoader } from '../../src/courses/catalogue/catalogue-loader.service';
+import { dataSourceOptions, runMigrations } from '../../src/database/data-source';
+import { dropDatabase, ensureDatabase } from '../../src/database/ensure-database';
+import { preparingSql } from '../../src/search/semantic/embedded-semantic';
+import { ensureWordVectors } from '../../src/search/semantic/word-vector-import';
 
 export interface ScratchCatalogue {
   url: string;
@@ -40,8 +40,9 @@ export async function createScratchCatalogue(label: string): Promise<ScratchCata
   };
 }
 
-/** A scratch catalogue left by an earlier run (`--keep`): used as it is, never dropped. */
+/** A scratch catalogue left by an earlier run (`--keep`): brought to the latest schema, never dropped. */
 export async function reuseCatalogue(url: string): Promise<ScratchCatalogue> {
+  await runMigrations(url);
   const db = new DataSource({ ...dataSourceOptions(url), extra: { max: 4 } });
   await db.initialize();
   return { url, db, drop: async () => db.destroy() };

@@ -1,0 +1,57 @@
+import type { CourseTexts } from './course-texts';
+
+/** Texts sent to the encoder at once (split between its threads), then stored: the progress a restart keeps. */
+export const ENCODE_BATCH = 64;
+
+/** What a run needs of the vector store (SentenceVectorStore in production). */
+export interface VectorSink {
+  stored(hashes: string[]): Promise<Set<string>>;
+  save(hashes: string[], vectors: Float32Array[]): Promise<number>;
+  prune(keep: string[]): Promise<number>;
+}
+
+export interface TextEncoder {
+  encode(texts: string[]): Promise<Float32Array[]>;
+}
+
+export interface EncodeRun {
+  encoded: number;
+  pruned: number;
+  ms: number;
+}
+
+/**
+ * Encodes every course text that has no stored vector yet, batch by batch, storing each batch as it is done; then
+ * removes vectors nothing uses. A text already stored is never encoded again, so a restart (or an unchanged
+ * catalogue) costs one read of the catalogue and no encoding.
+ */
+export async function encodePendingCourses(
+  pages: AsyncIterable<CourseTexts[]>,
+  store: VectorSink,
+  encoder: TextEncoder,
+  batch = ENCODE_BATCH,
+): Promise<EncodeRun> {
+  const started = Date.now();
+  const keep: string[] = [];
+  const pending = new Map<string, string>();
+  for await (const page of pages) {
+    const stored = await store.stored(page.flatMap((c) => c.hashes));
+    for (const c of page) {
+      keep.push(...c.hashes);
+      c.hashes.forEach((h, i) => !stored.has(h) && pending.set(h, c.texts[i]));
+    }
+  }
+  let encoded = 0;
+  const entries = [...pending];
+  for (let i = 0; i < entries.length; i += batch) {
+    const part = entries.slice(i, i + batch);
+    const vectors = await encoder.encode(part.map(([, text]) => text));
+    await store.save(
+      part.map(([h]) => h),
+      vectors,
+    );
+    encoded += part.length;
+  }
+  const pruned = await store.prune(keep);
+  return { encoded, pruned, ms: Date.now() - started };
+}

