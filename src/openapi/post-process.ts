@@ -121,7 +121,7 @@ function documentErrorCode(op: Operation, code: ErrorCode): void {
   if (response.$ref || !examples) throw new Error(`${status} of ${String(op.operationId)} is not an error envelope with examples: cannot add ${code}`);
   if (examples[code]) return;
   examples[code] = errorExample(code);
-  response.description = `${String(response.description ?? '')} ${describeCode(code)}`.trim();
+  response.description = `${typeof response.description === 'string' ? response.description : ''} ${describeCode(code)}`.trim();
 }
 
 /** Request fields holding a link accept http(s) URLs only, as the service checks. */
