@@ -1,7 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions, runMigrations } from '../../src/database/data-source';
-import { dropDatabase, ensureDatabase } from '../../src/database/ensure-database';
+import { dataSourceOptions } from '../../src/database/data-source';
 import { MIGRATIONS } from '../../migrations';
 import { OLD_SOCKET_ERROR, rewrittenError } from '../../migrations/1795766002632-delivery-errors-without-addresses';
 import { Course } from '../../src/courses/course.entity';
@@ -9,23 +7,15 @@ import { Topic } from '../../src/courses/topic.entity';
 import { Tutor } from '../../src/courses/tutor.entity';
 import { createCourse } from '../support/factories';
 
-// Its own database: the run's shared one must stay at the latest migration for the other files.
-const url = (() => {
-  const u = new URL(process.env.DATABASE_URL!);
-  u.pathname = `${u.pathname}_mig_${randomBytes(3).toString('hex')}`;
-  return u.toString();
-})();
+// The file's own copy of the migrated template: reverting its latest migration touches no other file.
 let db: DataSource;
 
 beforeAll(async () => {
-  await ensureDatabase(url);
-  await runMigrations(url);
-  db = new DataSource({ ...dataSourceOptions(url), entities: [Course, Topic, Tutor] } as never);
+  db = new DataSource({ ...dataSourceOptions(process.env.DATABASE_URL!), entities: [Course, Topic, Tutor] } as never);
   await db.initialize();
 });
 afterAll(async () => {
   await db?.destroy();
-  await dropDatabase(url);
 });
 
 describe('migrations', () => {
