@@ -21,6 +21,7 @@ import { WebhookTrust1763800150000 } from './1763800150000-webhook-trust';
 import { WebhookSubscriptionLimit1763800161000 } from './1763800161000-webhook-subscription-limit';
 import { CredentialTestSigningKey1763800162000 } from './1763800162000-credential-test-signing-key';
 import { SearchSentenceVectors1763800280000 } from './1763800280000-search-sentence-vectors';
+import { DeliveryErrorsWithoutAddresses1795766002632 } from './1795766002632-delivery-errors-without-addresses';
 
 /** Every migration in order. A new migration is added here as well, so the build, the CLI and the tests run the same list. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   WebhookSubscriptionLimit1763800161000,
   CredentialTestSigningKey1763800162000,
   SearchSentenceVectors1763800280000,
+  DeliveryErrorsWithoutAddresses1795766002632,
 ];

@@ -109,6 +109,7 @@ function internalErrorResponse(): ResponseObject {
   const [, message] = ERROR_CODES.internal_error;
   return {
     description: `\`internal_error\`: ${message} Quote the request_id when you contact support.`,
+    headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
     content: {
       'application/json': {
         schema: { $ref: getSchemaPath(ErrorEnvelopeDto) },

@@ -1,6 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { ERROR_CODES, ErrorCode } from '../common/errors';
-import type { Document, Operation, Schema } from './document-types';
+import type { Document, Operation, Response, Schema } from './document-types';
 import { addValidationBounds } from './validation-bounds';
 import { webhookSection } from './webhooks';
 
@@ -83,6 +83,8 @@ export function finishDocument(input: OpenAPIObject): Document {
       add('401', 'Unauthorized');
       add('429', 'RateLimited');
     }
+    // The idempotency layer answers every keyed POST, whatever its controller documents.
+    if (keyed && method === 'post') for (const code of IDEMPOTENCY_REFUSALS) documentErrorCode(op, code);
 
     // Response headers: the request id everywhere; rate-limit and quota headers once a key is accepted; Retry-After on 429 and 503.
     for (const [status, response] of Object.entries(op.responses)) {
@@ -107,6 +109,20 @@ export function finishDocument(input: OpenAPIObject): Document {
   const used = JSON.stringify({ paths: doc.paths, webhooks: doc.webhooks });
   for (const name of Object.keys(responses)) if (!used.includes(`"#/components/responses/${name}"`)) delete responses[name];
   return doc;
+}
+
+/** What a keyed POST with an Idempotency-Key can be refused with. */
+const IDEMPOTENCY_REFUSALS: ErrorCode[] = ['idempotency_request_in_progress', 'idempotency_key_reused'];
+
+/** Adds a code to the operation's response for that code's status: into the controller's own, or as a new one. */
+function documentErrorCode(op: Operation, code: ErrorCode): void {
+  const status = String(ERROR_CODES[code][0]);
+  const response = (op.responses[status] ??= envelopeResponse('', []));
+  const examples = response.content?.['application/json']?.examples as Record<string, unknown> | undefined;
+  if (response.$ref || !examples) throw new Error(`${status} of ${String(op.operationId)} is not an error envelope with examples: cannot add ${code}`);
+  if (examples[code]) return;
+  examples[code] = errorExample(code);
+  response.description = `${typeof response.description === 'string' ? response.description : ''} ${describeCode(code)}`.trim();
 }
 
 /** Request fields holding a link accept http(s) URLs only, as the service checks. */
@@ -286,25 +302,26 @@ const IDEMPOTENCY_KEY_IGNORED: Record<string, unknown> = {
   schema: { type: 'string' },
 };
 
-function envelopeResponse(description: string, codes: ErrorCode[], headers: Record<string, unknown> = {}): Record<string, unknown> {
+const describeCode = (code: ErrorCode) => `\`${code}\`: ${ERROR_CODES[code][1]}`;
+
+const errorExample = (code: ErrorCode) => ({
+  value: { status: 'error', error: { code, message: ERROR_CODES[code][1], request_id: 'req_6f1c2b8e4d0a4f2a9b7c1d3e5f708192' } },
+});
+
+function envelopeResponse(description: string, codes: ErrorCode[], headers: Record<string, unknown> = {}): Response {
   return {
-    description: `${description} ${codes.map((c) => `\`${c}\`: ${ERROR_CODES[c][1]}`).join(' ')}`,
+    description: `${description} ${codes.map(describeCode).join(' ')}`,
     headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...headers },
     content: {
       'application/json': {
         schema: { $ref: '#/components/schemas/ErrorEnvelopeDto' },
-        examples: Object.fromEntries(
-          codes.map((c) => [
-            c,
-            { value: { status: 'error', error: { code: c, message: ERROR_CODES[c][1], request_id: 'req_6f1c2b8e4d0a4f2a9b7c1d3e5f708192' } } },
-          ]),
-        ),
+        examples: Object.fromEntries(codes.map((c) => [c, errorExample(c)])),
       },
     },
   };
 }
 
-function errorResponses(): Record<string, unknown> {
+function errorResponses(): Record<string, Response> {
   const retry = { 'Retry-After': { $ref: '#/components/headers/Retry-After' } };
   return {
     BadRequest: envelopeResponse('The request is malformed.', ['validation_failed', 'invalid_json']),

@@ -1,55 +1,32 @@
-import { randomBytes } from 'node:crypto';
-import { runMigrations } from '../../src/database/data-source';
-import { dropDatabase, ensureDatabase } from '../../src/database/ensure-database';
 import { startApp, TestApp } from '../support/app';
 import { createPartner, CreatedPartner, unique } from '../support/factories';
 import { ServiceProcess, startWorkerProcess } from '../support/processes';
-import { RedisServer } from '../support/redis-server';
 import { TcpProxy } from '../support/tcp-proxy';
 import { sleep, waitFor, WebhookReceiver } from '../support/webhook-receiver';
 import { createLearner } from './enrollment.helpers';
 
-// Contract section 20: a PostgreSQL outage inside the worker is not a delivery attempt. The worker is a real process
-// whose database connection goes through a proxy the test takes down; the API (this process) reaches PostgreSQL
-// directly. A private Redis keeps this file's queue away from the other files' workers, and a private database keeps
-// its deliveries away from their delivery sweeps (a sweep sends every due delivery of its database, whoever queued it:
-// durability-redis's worker sweeps the shared one every second, and sent this file's backlog mid-outage).
+// A PostgreSQL outage inside the worker is not a delivery attempt. The worker is a real process whose database
+// connection goes through a proxy the test takes down; the API (this process) reaches PostgreSQL directly. The file's
+// own database and Redis prefix keep every other file's sweeps and workers away from its backlog.
 const pg = new TcpProxy('127.0.0.1', 5432);
-const database = (() => {
-  const u = new URL(process.env.DATABASE_URL!);
-  u.pathname = `${u.pathname}_pg_down_${randomBytes(3).toString('hex')}`;
-  return u.toString();
-})();
-// A fresh database has no word vectors: the embedded search engine would spend the run importing them.
-const noSearchEngine = { SEARCH_EMBEDDED_ENGINE: 'false' };
-let redis: RedisServer;
 let t: TestApp;
 let worker: ServiceProcess;
 let receiver: WebhookReceiver;
 let partner: CreatedPartner;
 
 beforeAll(async () => {
-  redis = await RedisServer.start();
   receiver = await new WebhookReceiver().start();
-  await ensureDatabase(database);
-  await runMigrations(database);
-  const proxied = new URL(database);
+  const proxied = new URL(process.env.DATABASE_URL!);
   proxied.port = String(await pg.start());
-  t = await startApp({ DATABASE_URL: database, REDIS_URL: redis.url, RUN_WORKER: 'false', ...noSearchEngine });
+  t = await startApp({ RUN_WORKER: 'false' });
   // The sweep is slowed down so that what these tests see is the worker's own recovery, not a re-enqueue.
-  worker = await startWorkerProcess('worker', {
-    REDIS_URL: redis.url,
-    DATABASE_URL: proxied.toString(),
-    WEBHOOK_SWEEP_INTERVAL_MS: '600000',
-    ...noSearchEngine,
-  });
+  worker = await startWorkerProcess('worker', { DATABASE_URL: proxied.toString(), WEBHOOK_SWEEP_INTERVAL_MS: '600000' });
   partner = await createPartner(t);
 }, 120_000);
 afterAll(async () => {
   await worker?.stop('SIGTERM', 20_000).catch(() => worker.kill());
   await t?.close();
-  await Promise.all([pg.stop(), receiver?.stop(), redis?.stop()]);
-  await dropDatabase(database);
+  await Promise.all([pg.stop(), receiver?.stop()]);
 });
 
 async function subscribe(): Promise<{ id: string; path: string }> {

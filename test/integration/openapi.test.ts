@@ -83,6 +83,57 @@ describe('OpenAPI document', () => {
     }
   });
 
+  /** A response, following a `$ref` to the shared ones under components.responses. */
+  const resolve = (response: any): any => (typeof response?.$ref === 'string' ? doc.components.responses[response.$ref.split('/').pop()] : response);
+
+  it('gives every link a response or request carries the uri format', () => {
+    expect(doc.components.schemas.TutorSummaryDto.properties.avatar.format).toBe('uri');
+    expect(doc.components.schemas.AttendanceDto.properties.join_url.format).toBe('uri');
+    const unformatted: string[] = [];
+    for (const [name, schema] of Object.entries<any>(doc.components.schemas)) {
+      for (const [prop, s] of Object.entries<any>(schema.properties ?? {})) {
+        const link = prop === 'url' || prop === 'avatar' || prop.endsWith('_url');
+        if (link && [s.type].flat().includes('string') && s.format !== 'uri') unformatted.push(`${name}.${prop}`);
+      }
+    }
+    expect(unformatted).toEqual([]);
+  });
+
+  it('documents the idempotency refusals on every keyed POST: 409 in progress, 422 key reused', () => {
+    const keyedPosts = operations().filter(({ method, op }) => method === 'post' && !(Array.isArray(op.security) && op.security.length === 0));
+    expect(keyedPosts.map(({ path }) => path)).toEqual(
+      expect.arrayContaining([
+        '/api/partners/me/production-access',
+        '/api/admin/production-access/{id}/approve',
+        '/api/admin/courses',
+        '/api/connect/webhooks',
+        '/api/connect/webhooks/{id}/rotate-secret',
+      ]),
+    );
+    const missing: string[] = [];
+    for (const { path, op } of keyedPosts) {
+      for (const [status, code] of [
+        ['409', 'idempotency_request_in_progress'],
+        ['422', 'idempotency_key_reused'],
+      ]) {
+        const response = resolve(op.responses[status]);
+        if (!response?.content?.['application/json']?.examples?.[code] || !String(response.description).includes(code))
+          missing.push(`POST ${path} ${status} ${code}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('documents the X-Request-Id header on every response, the 500 included', () => {
+    const missing: string[] = [];
+    for (const { path, method, op } of operations()) {
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        if (!resolve(response)?.headers?.['X-Request-Id']) missing.push(`${method.toUpperCase()} ${path} ${status}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
   it('gives every operation a unique operationId, a summary and a tag described at the top level', () => {
     const ids = operations().map(({ op }) => op.operationId);
     expect(ids.filter((id, i) => !id || ids.indexOf(id) !== i)).toEqual([]);

@@ -268,6 +268,23 @@ describe('attempt history (contract 15)', () => {
     expect((await deliveries(p, s.id))[0].attempts).toBe(2);
   });
 
+  it('says a connection was refused without naming the address the host resolved to', async () => {
+    const p = await createPartner(t);
+    // A port nothing listens on, reached through a host name: the socket error would name 127.0.0.1 and the port.
+    const closed = await new WebhookReceiver().start();
+    const url = closed.url(`/${unique('hook')}`).replace('127.0.0.1', 'localhost');
+    await closed.stop();
+    const res = await p.http.post('/api/connect/webhooks', { url, events: ['user.registered'], secret: SECRET });
+    expect(res.status).toBe(201);
+    await recordEvents(t, scopeOf(p), 'user.registered');
+    const [delivery] = await waitForStatuses(p, res.body.data.id, 1, 'failed', 20_000);
+    const list = (await p.http.get(`/api/connect/webhooks/${res.body.data.id}/deliveries`)).body.data.deliveries;
+    const detail = (await p.http.get(`/api/connect/webhooks/${res.body.data.id}/deliveries/${delivery.webhook_id}`)).body.data;
+    const errors = [list[0].last_error, detail.last_error, ...detail.attempts.map((a: { error: string | null }) => a.error)];
+    expect(errors.length).toBeGreaterThan(2);
+    expect(new Set(errors)).toEqual(new Set(['Connection refused']));
+  });
+
   it('answers 404 for an unknown delivery, another subscription’s, or another partner’s', async () => {
     const p = await createPartner(t);
     const other = await createPartner(t);

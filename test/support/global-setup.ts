@@ -3,14 +3,16 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runMigrations } from '../../src/database/data-source';
 import { ensureDatabase } from '../../src/database/ensure-database';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/database/data-source';
 import { preparingSql } from '../../src/search/semantic/embedded-semantic';
 import { ensureWordVectors } from '../../src/search/semantic/word-vector-import';
 
 /**
- * One fresh PostgreSQL database and one Redis key prefix per test run, migrated once here.
- * Test files then work on their own rows (factories with unique values), so order never matters.
+ * One PostgreSQL template database and one Redis key prefix per test run, migrated once here. Each test file then
+ * runs on its own copy of the template and its own prefix under the run's (test/support/service-environment.js), so
+ * the workers and sweeps a file starts see only that file's rows and jobs.
  */
 export default async function globalSetup(): Promise<void> {
   // The integration and browser projects both name this set-up: the second call finds the run prepared.
@@ -42,6 +44,7 @@ export default async function globalSetup(): Promise<void> {
     // Likewise many files register partners from 127.0.0.1 within the hour; the limit's own test sets 5.
     REGISTRATION_LIMIT_PER_HOUR: '1000000',
   };
+  // DATABASE_URL names the template here; the test environment points each file at its copy.
   Object.assign(process.env, env, { PA_TEST_RUN: run });
   await ensureDatabase(env.DATABASE_URL);
   await runMigrations(env.DATABASE_URL);
@@ -50,11 +53,31 @@ export default async function globalSetup(): Promise<void> {
   await db.initialize();
   try {
     await ensureWordVectors(preparingSql(db));
+    // Statistics travel with each copy, so no file's first queries wait for an autoanalyze.
+    await db.query('ANALYZE');
   } finally {
     // Set-up runs in jest's own process: a pool left open there would keep it from exiting once the run fails.
     await db.destroy();
   }
+  await markAsTemplate(env.DATABASE_URL);
   const dir = join(__dirname, '..', '.run');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'env.json'), JSON.stringify(env));
+}
+
+/**
+ * Test files copy the template (CREATE DATABASE … TEMPLATE), which needs it free of sessions: refusing connections
+ * keeps autovacuum and any stray client out, and makes a test that still reaches the template fail loudly.
+ */
+async function markAsTemplate(databaseUrl: string): Promise<void> {
+  const maintenance = new URL(databaseUrl);
+  maintenance.pathname = '/postgres';
+  const client = new Client({ connectionString: maintenance.toString() });
+  await client.connect();
+  try {
+    const name = decodeURIComponent(new URL(databaseUrl).pathname.slice(1)).replace(/"/g, '""');
+    await client.query(`ALTER DATABASE "${name}" WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
+  } finally {
+    await client.end();
+  }
 }

@@ -69,6 +69,18 @@ describe('WebhookSender connect-time guard', () => {
     expect(hits).toBe(before);
   });
 
+  it('says why a connection failed without naming the address it reached', async () => {
+    // A port nothing listens on: the socket error names the resolved address and port, which a partner must not see.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const s = sender(true);
+    const result = await s.send(`http://localhost:${closedPort}/hook`, '{}', { 'content-type': 'application/json' });
+    await s.onApplicationShutdown();
+    expect(result).toMatchObject({ statusCode: null, error: 'Connection refused' });
+  });
+
   it('connects when private targets are allowed', async () => {
     const s = sender(true);
     const result = await s.send(`http://localhost:${port}/hook`, '{}', { 'content-type': 'application/json' });

@@ -6,7 +6,7 @@ export class TutorSummaryDto {
   @ApiProperty({ example: 'Andrew Ng' })
   name: string;
 
-  @ApiProperty({ example: 'http://localhost:3000/static/avatars/12.svg' })
+  @ApiProperty({ example: 'http://localhost:3000/static/avatars/12.svg', format: 'uri' })
   avatar: string;
 }
 

@@ -108,5 +108,25 @@ function describeError(e: unknown, timeoutMs: number): string {
   if (err.name === 'TimeoutError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT' || err.code === 'UND_ERR_CONNECT_TIMEOUT') {
     return `Timed out after ${timeoutMs} ms`;
   }
-  return `${err.code ?? err.cause?.code ?? err.name}: ${err.message}`.slice(0, 500);
+  // Socket messages name the address the host resolved to ("connect ECONNREFUSED 10.0.0.7:443"), which would let a
+  // partner map internal names: the record says what happened, from the error code alone.
+  const code = err.code ?? err.cause?.code;
+  return (code && SOCKET_ERRORS[code]) ?? (code && /^[A-Z][A-Z0-9_]{1,60}$/.test(code) ? `Request failed (${code})` : 'Request failed');
 }
+
+const SOCKET_ERRORS: Record<string, string> = {
+  ECONNREFUSED: 'Connection refused',
+  ECONNRESET: 'Connection reset',
+  EPIPE: 'Connection closed while sending',
+  UND_ERR_SOCKET: 'Connection closed before a response',
+  EHOSTUNREACH: 'Host unreachable',
+  ENETUNREACH: 'Network unreachable',
+  ENOTFOUND: 'Host not found',
+  EAI_AGAIN: 'Host not found',
+  ETIMEDOUT: `Connection timed out`,
+  CERT_HAS_EXPIRED: 'TLS certificate expired',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'TLS certificate not trusted',
+  SELF_SIGNED_CERT_IN_CHAIN: 'TLS certificate not trusted',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'TLS certificate not trusted',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate does not match the host name',
+};

@@ -17,7 +17,8 @@ export class AttendeeDto {
 export class AttendanceDto extends AttendeeDto {
   @ApiProperty({ example: ID }) webinar_id: string;
   @ApiProperty({
-    example: `https://api.example.com/live/join?wbn=${ID}&a=q1Wm…`,
+    example: `https://api.example.com/live/join?wbn=${ID}&a=q1WmZ8rT4yU6iO0pA3sD5fG7hJ9kL2xC4vB6nM8qW0e`,
+    format: 'uri',
     description: "The attendee's personal link; opening it while live records the join.",
   })
   join_url: string;
