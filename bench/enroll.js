@@ -29,9 +29,7 @@ const {
   balanceViolations,
   CLI,
   cli,
-  cpuMs,
-  postgresCpu,
-  postgresCpuSince,
+  cpuMeter,
   enrolmentInvariants,
   databaseUrl,
   dbName,
@@ -235,27 +233,6 @@ async function plainEnrolments(pool, scope, courseId, take, seconds = DURATION, 
   return { rps: ok / (elapsed / 1000), p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)), ok, bad };
 }
 
-/**
- * Where a run's CPU went, per enrolment (ms): the service's process, every PostgreSQL process, and this process
- * (autocannon on the service's side, the plain loops on the other). The machine's cores are shared by all three, so
- * the side that needs less CPU per enrolment in total gets more enrolments per second.
- */
-function cpuMeter(servicePid) {
-  const before = { service: cpuMs(servicePid), postgres: postgresCpu(), bench: process.cpuUsage() };
-  return {
-    perEnrolment(n) {
-      const bench = process.cpuUsage(before.bench);
-      const postgres = postgresCpuSince(before.postgres);
-      return {
-        service: (cpuMs(servicePid) - before.service) / n,
-        backends: postgres.backends / n,
-        server: postgres.server / n,
-        bench: (bench.user + bench.system) / 1000 / n,
-      };
-    },
-  };
-}
-
 const cpuLine = (c) =>
   `service ${c.service.toFixed(2)} + PostgreSQL backends ${c.backends.toFixed(2)} + PostgreSQL's own processes ${c.server.toFixed(2)} + bench ${c.bench.toFixed(2)} ms`;
 
@@ -305,13 +282,13 @@ async function main() {
       profiled(`service, round ${r + 1}`, async () => {
         const cpu = cpuMeter(serviceProcess.pid);
         const result = await measure(url, partner.api_key, '/api/enroll', (id) => ({ user_id: id, course_id: courseId }), take);
-        return { ...result, cpu: cpu.perEnrolment(result.total) };
+        return { ...result, cpu: cpu.per(result.total) };
       });
     const runPlain = (label, withFanOut) =>
       profiled(`${label}, round ${r + 1}`, async () => {
         const cpu = cpuMeter(serviceProcess.pid);
         const result = await plainEnrolments(pool, scope, courseId, take, DURATION, withFanOut);
-        return { ...result, cpu: cpu.perEnrolment(result.ok) };
+        return { ...result, cpu: cpu.per(result.ok) };
       });
     // Rotate which side goes first, so none always runs on a warmer (or more bloated) table.
     const sides = [
@@ -340,6 +317,7 @@ async function main() {
       )
     : [];
   let ref = 0;
+  const topupCpu = cpuMeter(serviceProcess.pid);
   const topup = await measure(
     url,
     partner.api_key,
@@ -348,6 +326,7 @@ async function main() {
     take,
     { duration: Math.min(DURATION, 5) },
   );
+  topup.cpu = topupCpu.per(topup.total);
   const inv = await enrolmentInvariants(courseId, `(SELECT count(*) FROM credit_transactions WHERE kind = 'topup' AND reference IS NOT NULL)::int AS topups`);
 
   const serviceRps = median(rounds.map((r) => r.service.rps));
@@ -373,7 +352,7 @@ async function main() {
     `  CPU per enrolment (user+system, medians): service side ${cpuLine(medianCpu(rounds.map((r) => r.service.cpu)))}; plain side ${cpuLine(medianCpu(rounds.map((r) => r.plain.cpu)))}; plain with the fan-out ${cpuLine(medianCpu(rounds.map((r) => r.plainFanOut.cpu)))}`,
     `  ratio service / plain: ${ratio.toFixed(2)} (target ≥ 0.5: ${ratio >= 0.5 ? 'met' : 'MISSED'}); service ≥ 400/s: ${serviceRps >= 400 ? 'met' : 'MISSED'}`,
     `  ratio service / plain with the fan-out (the same work on both sides): ${fanOutRatio.toFixed(2)}`,
-    `top-up (distinct learners, unique references): ${topup.rps.toFixed(0)} req/s, p50 ${topup.p50} ms, p99 ${topup.p99} ms (${topup.ok} top-ups)`,
+    `top-up (distinct learners, unique references): ${topup.rps.toFixed(0)} req/s, p50 ${topup.p50} ms, p99 ${topup.p99} ms (${topup.ok} top-ups); CPU per top-up ${cpuLine(topup.cpu)}`,
     `invariants: ${JSON.stringify(inv)}`,
     violations.length
       ? `VIOLATIONS: ${violations.join('; ')}`

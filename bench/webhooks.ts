@@ -4,13 +4,20 @@
  *   2. maximum sustained deliveries per second (events recorded as fast as possible, timed until the last receipt);
  *   3. beside it, a plain loop of undici POSTs of the same size to the same receiver, at the worker's concurrency;
  *   2 and 3 alternate BENCH_ROUNDS times and the medians are reported.
- * API, worker, receiver and load all run in this one process, against a throw-away database and Redis prefix.
+ * API, worker, receiver and load all run in this one process, against a throw-away database and Redis prefix. For 1 it
+ * also prints where the time goes (commit, fan-out start, enqueued, job start, receipt: each from the event's start)
+ * and the process's CPU per event. bench/webhooks-api.js measures the same path from outside, through HTTP.
+ *
+ * The embedded search engine is off (BENCH_SEARCH_ENGINE=true keeps it, and waits for its index before measuring): on
+ * the fresh database it imports 200,000 word vectors, 10 s or more of this process's main thread, which a running
+ * service does once per database, never while serving.
  *
  * Run:  npx tsc -p bench/webhooks.tsconfig.json && node dist/bench/webhooks.js
  * Env:  DATABASE_URL base (default postgres://postgres@127.0.0.1:5432/postgres), REDIS_URL, BENCH_LATENCY_EVENTS (1000), BENCH_THROUGHPUT_EVENTS (4000), BENCH_ROUNDS (3)
  */
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { DataSource } from 'typeorm';
 import { Agent, request } from 'undici';
@@ -20,15 +27,27 @@ import { runMigrations } from '../src/database/data-source';
 import { dropDatabase, ensureDatabase } from '../src/database/ensure-database';
 import { TransactionRunner } from '../src/events/transaction-runner';
 import { PartnersService } from '../src/partners/partners.service';
+import { SearchService } from '../src/search/search.service';
+import { WebhookFanOut } from '../src/webhooks/webhook-fan-out.service';
+import { WebhookQueue } from '../src/webhooks/webhook-queue';
 import { WebhooksService } from '../src/webhooks/webhooks.service';
+import { DeliverWebhookJob } from '../src/webhooks/worker/deliver-webhook.job';
 
 const LATENCY_EVENTS = Number(process.env.BENCH_LATENCY_EVENTS ?? 1000);
 const THROUGHPUT_EVENTS = Number(process.env.BENCH_THROUGHPUT_EVENTS ?? 4000);
-const RATE = 200;
+const RATE = Number(process.env.BENCH_RATE ?? 200);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 const sent = new Map<string, number>();
 const received = new Map<string, number>();
+/** When each event (by key) and each delivery (by id) passed each stage of the path; the receiver maps one to the other. */
+const stages = new Map<string, Record<string, number>>();
+const deliveryOf = new Map<string, string>();
+function mark(key: string, stage: string): void {
+  let times = stages.get(key);
+  if (!times) stages.set(key, (times = {}));
+  times[stage] ??= performance.now();
+}
 let onReceipt: ((key: string) => void) | undefined;
 
 function percentile(sorted: number[], p: number): number {
@@ -47,6 +66,7 @@ async function main(): Promise<void> {
     RUN_WORKER: 'true',
     LOAD_DEMO_CATALOGUE: 'false',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    SEARCH_EMBEDDED_ENGINE: process.env.BENCH_SEARCH_ENGINE ?? 'false',
   });
   await ensureDatabase(db.toString());
   await runMigrations(db.toString());
@@ -55,8 +75,12 @@ async function main(): Promise<void> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const key = JSON.parse(Buffer.concat(chunks).toString()).data?.external_user_id as string | undefined;
-      if (key && !received.has(key)) received.set(key, performance.now());
+      const body = JSON.parse(Buffer.concat(chunks).toString()) as { webhook_id: string; data?: { external_user_id?: string } };
+      const key = body.data?.external_user_id;
+      if (key && !received.has(key)) {
+        received.set(key, performance.now());
+        deliveryOf.set(key, body.webhook_id);
+      }
       res.end('ok');
       if (key) onReceipt?.(key);
     });
@@ -71,7 +95,27 @@ async function main(): Promise<void> {
   const partner = await app.get(PartnersService).create({ name: 'Bench', email: 'bench@example.com', plan: 'enterprise', mode: 'test' });
   const scope = { partnerId: partner.partner.id, mode: 'test' as const };
   await app.get(WebhooksService).create({ ...partnerAuth(scope) } as never, { url: hookUrl, events: ['user.registered'], secret: 'bench-secret-0123456789' });
+  await app.get(SearchService).embedded?.ready;
   const runner = app.get(TransactionRunner);
+  // Stage marks around the path's own methods (a timestamp each; the calls themselves are unchanged).
+  const fanOut = app.get(WebhookFanOut);
+  const dispatch = fanOut.dispatch.bind(fanOut);
+  fanOut.dispatch = (events) => {
+    for (const e of events) mark((e.payload as { external_user_id: string }).external_user_id, 'fan-out');
+    return dispatch(events);
+  };
+  const queue = app.get(WebhookQueue);
+  const enqueue = queue.enqueue.bind(queue);
+  queue.enqueue = async (ids, suffix) => {
+    await enqueue(ids, suffix);
+    for (const id of ids) mark(id, 'enqueued');
+  };
+  const job = app.get(DeliverWebhookJob);
+  const processJob = job.process.bind(job);
+  job.process = (j, token) => {
+    mark(j.data.deliveryId, 'job');
+    return processJob(j, token);
+  };
 
   let recordRetries = 0;
   const recordOnce = (keys: string[]) =>
@@ -92,7 +136,9 @@ async function main(): Promise<void> {
   const record = async (keys: string[]): Promise<void> => {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await recordOnce(keys);
+        await recordOnce(keys);
+        for (const key of keys) mark(key, 'commit');
+        return;
       } catch (err) {
         if (attempt >= 5) throw err;
         recordRetries++;
@@ -122,6 +168,7 @@ async function main(): Promise<void> {
 
   // 1. Latency at 200 events/s.
   const latencyKeys = Array.from({ length: LATENCY_EVENTS }, (_, i) => `lat-${i}`);
+  const cpuBefore = process.cpuUsage();
   const start = performance.now();
   const inflight: Promise<void>[] = [];
   for (let i = 0; i < latencyKeys.length; i++) {
@@ -132,6 +179,18 @@ async function main(): Promise<void> {
   }
   await Promise.all(inflight);
   await waitAll(latencyKeys, 60_000);
+  const cpu = process.cpuUsage(cpuBefore);
+  const stageMs: Record<string, Record<string, number>> = {};
+  for (const stage of ['commit', 'fan-out', 'enqueued', 'job', 'receipt']) {
+    const xs = latencyKeys
+      .map((k) => {
+        const at = stage === 'receipt' ? received.get(k) : (stages.get(k)?.[stage] ?? stages.get(deliveryOf.get(k)!)?.[stage]);
+        return at === undefined ? undefined : at - sent.get(k)!;
+      })
+      .filter((x): x is number => x !== undefined)
+      .sort((a, b) => a - b);
+    stageMs[stage] = { p50: +percentile(xs, 50).toFixed(1), p99: +percentile(xs, 99).toFixed(1) };
+  }
   const latencies = latencyKeys.map((k) => received.get(k)! - sent.get(k)!).sort((a, b) => a - b);
 
   // 2 and 3, interleaved ROUNDS times (the machine's noise moves both alike), medians reported:
@@ -183,6 +242,8 @@ async function main(): Promise<void> {
       p99: +percentile(latencies, 99).toFixed(1),
       max: +latencies[latencies.length - 1].toFixed(1),
     },
+    latency_stages_ms_from_start: stageMs,
+    latency_cpu_ms_per_event: +((cpu.user + cpu.system) / 1000 / LATENCY_EVENTS).toFixed(2),
     throughput_events: THROUGHPUT_EVENTS,
     rounds: ROUNDS,
     webhook_deliveries_per_s: Math.round(median(deliveryRates)),
@@ -191,6 +252,7 @@ async function main(): Promise<void> {
     runs: { webhook_deliveries_per_s: deliveryRates.map(Math.round), plain_undici_posts_per_s: plainRates.map(Math.round) },
     not_delivered: failed,
     record_retries: recordRetries,
+    load_average: loadavg().map((l) => +l.toFixed(2)),
   };
   process.stdout.write(JSON.stringify(out, null, 2) + '\n');
 

@@ -25,6 +25,8 @@ export interface AppConfig {
     secretKey: string;
     /** How often the worker re-enqueues due deliveries from PostgreSQL (jobs Redis lost). */
     sweepIntervalMs: number;
+    /** How often the worker's outbox relay dispatches events the API committed but never fanned out (a crash, or every retry failed). */
+    relayIntervalMs: number;
     /** A subscription whose deliveries have all failed, with no success, for longer than this is disabled. */
     disableAfterMs: number;
   };

@@ -258,6 +258,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
       secretKey,
       sweepIntervalMs: int(env, 'WEBHOOK_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
+      relayIntervalMs: int(env, 'WEBHOOK_RELAY_INTERVAL_MS', 1000, 100, 3_600_000),
       disableAfterMs: int(env, 'WEBHOOK_DISABLE_AFTER_MS', 5 * 86_400_000, 100, 90 * 86_400_000),
     },
     search: {

@@ -6,36 +6,69 @@ import { DomainEvent, EVENTS_COMMITTED } from '../events/event-map';
 import { WebhookFanOut } from './webhook-fan-out.service';
 
 /**
- * Small on purpose: after a commit it only fans out and enqueues; the relay covers whatever fails here.
- * Events committed while a fan-out is running go out together in the next one (three statements per batch, not
- * per event); an event committed when nothing is running goes out at once.
+ * A failed fan-out is tried again after these delays before its events are left to the outbox relay: a pool or
+ * statement time-out on a loaded machine, a lock, a Redis blip pass in well under a second, and the relay's next pass
+ * (WEBHOOK_RELAY_INTERVAL_MS, plus its grace) is far later than that.
+ */
+export const FAN_OUT_RETRY_DELAYS_MS = [100, 400, 1500, 4000];
+
+/**
+ * Small on purpose: after a commit it only fans out and enqueues; the relay covers a crash, or a fan-out whose retries
+ * all failed. Events committed while a fan-out is running go out together in the next one (three statements per batch,
+ * not per event); an event committed when nothing is running goes out at once.
  */
 @Injectable()
 export class WebhookEventsListener implements BeforeApplicationShutdown {
   private readonly logger = new Logger(WebhookEventsListener.name);
   private readonly batches = new Batcher<DomainEvent, void>((events) => this.dispatch(events), { maxBatch: 500, maxInFlight: 2 });
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly retries = new Set<NodeJS.Timeout>();
+  private stopping = false;
 
   constructor(private readonly fanOut: WebhookFanOut) {}
 
   @OnEvent(EVENTS_COMMITTED)
   onCommitted(events: DomainEvent[]): void {
-    for (const event of events) {
-      const call = this.batches.call(event).finally(() => this.inFlight.delete(call));
-      this.inFlight.add(call);
-    }
+    for (const event of events) this.track(this.batches.call(event));
   }
 
-  /** On shutdown, while the pools are still open: dispatch what is waiting, so nothing waits for the relay needlessly. */
+  /**
+   * On shutdown, while the pools are still open: dispatch what is waiting, so nothing waits for the relay needlessly.
+   * Retries not yet due are dropped: their events stay undispatched, for the relay of a running worker.
+   */
   async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    for (const timer of this.retries) clearTimeout(timer);
+    this.retries.clear();
     await Promise.allSettled([...this.inFlight]);
   }
 
-  /** Never rejects: a failed fan-out leaves the events undispatched in the outbox, for the relay. */
-  private async dispatch(events: DomainEvent[]): Promise<void[]> {
-    await this.fanOut.dispatch(events).catch((err) => {
-      this.logger.warn({ err: errorMessage(err), events: events.map((e) => e.id) }, 'Webhook fan-out deferred to the outbox relay');
-    });
+  private track(call: Promise<unknown>): void {
+    const tracked = call.finally(() => this.inFlight.delete(tracked));
+    this.inFlight.add(tracked);
+  }
+
+  /** Never rejects: a failed fan-out is tried again shortly, outside the batch (which frees its slot for new events). */
+  private async dispatch(events: DomainEvent[], retry = 0): Promise<void[]> {
+    try {
+      await this.fanOut.dispatch(events);
+    } catch (err) {
+      this.retryLater(events, retry, err);
+    }
     return events.map(() => undefined);
+  }
+
+  private retryLater(events: DomainEvent[], retry: number, err: unknown): void {
+    const delay = FAN_OUT_RETRY_DELAYS_MS[retry];
+    if (delay === undefined || this.stopping) {
+      this.logger.warn({ err: errorMessage(err), events: events.map((e) => e.id) }, 'Webhook fan-out deferred to the outbox relay');
+      return;
+    }
+    this.logger.warn({ err: errorMessage(err), events: events.length, retryInMs: delay }, 'Webhook fan-out failed; trying again');
+    const timer = setTimeout(() => {
+      this.retries.delete(timer);
+      this.track(this.dispatch(events, retry + 1));
+    }, delay);
+    this.retries.add(timer);
   }
 }

@@ -1,12 +1,13 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { errorMessage } from '../../common/error-message';
+import { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
 import { OutboxStore } from '../../events/outbox-store';
 import { WebhookFanOut } from '../webhook-fan-out.service';
 import { WebhookQueue } from '../webhook-queue';
 
-const INTERVAL_MS = 1000;
 const BATCH = 200;
 /** Fresh events are normally dispatched in process right after commit; the relay leaves them that long. */
 const GRACE_SECONDS = 2;
@@ -27,10 +28,11 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly fanOut: WebhookFanOut,
     private readonly queue: WebhookQueue,
     private readonly outbox: OutboxStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.schedule(INTERVAL_MS);
+    this.schedule(this.config.webhook.relayIntervalMs);
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -66,6 +68,6 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     } catch (err) {
       this.logger.warn({ err: errorMessage(err) }, 'Outbox relay sweep failed; retrying');
     }
-    this.schedule(dispatched === BATCH ? 0 : INTERVAL_MS);
+    this.schedule(dispatched === BATCH ? 0 : this.config.webhook.relayIntervalMs);
   }
 }
