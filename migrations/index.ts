@@ -18,6 +18,7 @@ import { DeliverySchedule1763800112000 } from './1763800112000-delivery-schedule
 import { Jobs1763800120000 } from './1763800120000-jobs';
 import { EnrollmentCountShards1763800130000 } from './1763800130000-enrollment-count-shards';
 import { WebhookTrust1763800150000 } from './1763800150000-webhook-trust';
+import { PartnerDashboard1763800320000 } from './1763800320000-partner-dashboard';
 
 /** Every migration in order. A new migration is added here as well, so the build, the CLI and the tests run the same list. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   Jobs1763800120000,
   EnrollmentCountShards1763800130000,
   WebhookTrust1763800150000,
+  PartnerDashboard1763800320000,
 ];
