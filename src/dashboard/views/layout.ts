@@ -30,7 +30,7 @@ nav.main a[aria-current=page]{border-color:#0b57d0;font-weight:600}
 main{max-width:72rem;margin:0 auto;padding:1rem}
 h1{font-size:1.5rem;margin:.5rem 0 1rem}h2{font-size:1.2rem;margin:1.5rem 0 .5rem}
 section.card{background:#fff;border:1px solid #c9ced6;border-radius:6px;padding:1rem;margin:0 0 1rem}
-.table{overflow-x:auto;border:1px solid #c9ced6;border-radius:6px;background:#fff}
+.table{position:relative;overflow-x:auto;border:1px solid #c9ced6;border-radius:6px;background:#fff}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.45rem .6rem;border-bottom:1px solid #e1e4e8;vertical-align:top}
 th{background:#eef0f3;font-weight:600;white-space:nowrap}
 code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9rem}
