@@ -95,7 +95,8 @@ export class RequestRecorder implements OnApplicationBootstrap, BeforeApplicatio
     return this.flushing;
   }
 
-  private async prune(): Promise<void> {
+  /** Deletes requests past the retention (and old day counts); hourly, and callable by operators and tests. */
+  async prune(): Promise<void> {
     const now = Date.now();
     try {
       const removed = await this.repo.prune(

@@ -123,7 +123,7 @@ describe('partner dashboard: webhooks in a browser', () => {
       await p.http.post('/api/connect/webhooks', { url: receiver.url('/narrow'), events: ['course.completed'], secret: 'narrow-secret-0123456789' })
     ).body.data.id as string;
     const { context, page } = await signedIn(browser, t, p, 360);
-    const fits = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1);
+    const fits = () => page.evaluate('document.documentElement.scrollWidth <= window.innerWidth');
     for (const path of [
       '/dashboard',
       '/dashboard/webhooks',

@@ -1,7 +1,9 @@
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { Browser } from 'playwright-core';
 import { RequestRecorder } from '../../src/request-log/request-recorder';
 import { startApp, TestApp } from '../support/app';
-import { createKey, createPartner, CreatedPartner } from '../support/factories';
+import { createAdmin, createKey, createPartner, CreatedPartner } from '../support/factories';
 import { dashboardLink, launchBrowser, mainText, shot, signedIn, tokenHash } from './dashboard.helpers';
 
 jest.setTimeout(120_000);
@@ -35,6 +37,7 @@ describe('partner dashboard: sign-in', () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(link.url);
+    await shot(page, 'sign-in');
     await page.getByRole('button', { name: 'Open the dashboard' }).click();
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     await expect(page.locator('header').innerText()).resolves.toContain('Acme Learning');
@@ -78,6 +81,47 @@ describe('partner dashboard: sign-in', () => {
       expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
       await res.arrayBuffer();
     }
+  });
+});
+
+describe('partner dashboard: embedding', () => {
+  it("may be framed by the partner's allowed origins only; in another site's frame the sign-in opens a new tab", async () => {
+    // The partner's admin: a real page on localhost, another site than 127.0.0.1 (where the dashboard is served).
+    let frameSrc = '';
+    const adminSite = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<h1>Partner admin</h1><iframe title="Dashboard" src="${frameSrc}" width="800" height="500"></iframe>`);
+    });
+    await new Promise<void>((resolve) => adminSite.listen(0, '127.0.0.1', resolve));
+    const adminOrigin = `http://localhost:${(adminSite.address() as AddressInfo).port}`;
+    const admin = await createAdmin(t);
+    const framer = await createPartner(t, { plan: 'growth', name: 'Framing Partner' });
+    const patched = await admin.http.patch(`/api/admin/partners/${framer.partnerId}`, { allowed_origins: [adminOrigin] });
+    expect(patched.status).toBe(200);
+
+    const { context, page } = await signedIn(browser, t, framer);
+    const overview = await page.goto(`${t.baseUrl}/dashboard`);
+    expect(overview!.headers()['content-security-policy']).toContain(`frame-ancestors ${adminOrigin}`);
+    const other = await signedIn(browser, t, b);
+    const unframed = await other.page.goto(`${t.baseUrl}/dashboard/webhooks`);
+    expect(unframed!.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+    await other.context.close();
+
+    // The partner's admin page frames a sign-in link: the SameSite=Lax cookie would not be kept in that frame, so
+    // the link's page offers to open the dashboard in a new tab (without using the link up).
+    frameSrc = (await dashboardLink(t, framer)).url;
+    const host = await context.newPage();
+    await host.goto(`${adminOrigin}/learning`);
+    const frame = host.frameLocator('iframe');
+    await frame.getByText('opens in a new tab').waitFor();
+    await expect(frame.locator('form').getAttribute('target')).resolves.toBe('_blank');
+    await shot(host, 'embedded-sign-in');
+    const [tab] = await Promise.all([context.waitForEvent('page'), frame.getByRole('button', { name: 'Open the dashboard' }).click()]);
+    await tab.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await expect(tab.locator('header').innerText()).resolves.toContain('Framing Partner');
+    await context.close();
+    adminSite.closeAllConnections();
+    await new Promise((resolve) => adminSite.close(resolve));
   });
 });
 
