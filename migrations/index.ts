@@ -22,6 +22,7 @@ import { WebhookSubscriptionLimit1763800161000 } from './1763800161000-webhook-s
 import { CredentialTestSigningKey1763800162000 } from './1763800162000-credential-test-signing-key';
 import { SearchSentenceVectors1763800280000 } from './1763800280000-search-sentence-vectors';
 import { DeliveryErrorsWithoutAddresses1795766002632 } from './1795766002632-delivery-errors-without-addresses';
+import { PartnerDashboard1763800320000 } from './1763800320000-partner-dashboard';
 
 /** Every migration in order. A new migration is added here as well, so the build, the CLI and the tests run the same list. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   CredentialTestSigningKey1763800162000,
   SearchSentenceVectors1763800280000,
   DeliveryErrorsWithoutAddresses1795766002632,
+  PartnerDashboard1763800320000,
 ];

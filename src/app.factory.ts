@@ -16,6 +16,7 @@ import { warnAboutDevelopmentDefaults } from './config/development-defaults';
 import { HttpMetrics } from './metrics/http-metrics';
 import { MetricsService } from './metrics/metrics.service';
 import { CorsOrigins } from './partners/cors-origins';
+import { RequestRecorder } from './request-log/request-recorder';
 import { AppLogger, requestLogLine } from './logging';
 import { setupSwagger } from './swagger';
 
@@ -29,6 +30,8 @@ export const UNPREFIXED_ROUTES = [
   { path: 'verify/{*path}', method: RequestMethod.GET },
   { path: '.well-known/jwks.json', method: RequestMethod.GET },
   { path: 'metrics', method: RequestMethod.GET },
+  { path: 'dashboard', method: RequestMethod.ALL },
+  { path: 'dashboard/{*path}', method: RequestMethod.ALL },
 ];
 
 export interface CreateAppOptions {
@@ -54,7 +57,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   warnAboutDevelopmentDefaults(logger, config);
   // Before anything else: the request id (kept for every log line written on the request's behalf), the deadline
   // (a request is answered within REQUEST_TIMEOUT_MS even when PostgreSQL or Redis is stuck), its log line and metrics.
-  app.use(requestLifecycle(config.requestTimeoutMs, [requestLogLine(logger.pino), app.get(HttpMetrics).observe]));
+  app.use(requestLifecycle(config.requestTimeoutMs, [requestLogLine(logger.pino), app.get(HttpMetrics).observe, app.get(RequestRecorder).observe]));
   answerClientErrorsWithEnvelope(app.getHttpServer());
   app.disable('x-powered-by');
   // Served as https (TLS here or at the proxy): browsers must never fall back to plain HTTP for this origin.

@@ -30,6 +30,8 @@ import { SearchWorkerModule } from './search/search-worker.module';
 import { JobsModule } from './jobs/jobs.module';
 import { JobsWorkerModule } from './jobs/worker/jobs-worker.module';
 import { CoursesWorkerModule } from './courses/worker/courses-worker.module';
+import { DashboardModule } from './dashboard/dashboard.module';
+import { RequestLogModule } from './request-log/request-log.module';
 
 export interface AppModuleOptions {
   /** Serve HTTP routes (the API process). */
@@ -60,6 +62,8 @@ const FEATURES = [
   MediaModule,
   SearchModule,
   JobsModule,
+  RequestLogModule,
+  DashboardModule,
   HealthModule,
 ];
 

@@ -7,7 +7,7 @@ import { AuthFailureLimiter } from '../auth/auth-failure-limiter';
 import { DomainError, ERROR_CODES, ErrorCode } from '../common/errors';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
-import { crossSiteWrite, ownOrigins } from './cross-site-guard';
+import { crossSiteWrite, ownOrigins } from '../common/cross-site';
 
 const REALM = 'Basic realm="Partner API admin", charset="UTF-8"';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;

@@ -123,6 +123,38 @@ export class ApiKeysRepository {
     return rows.map(toApiKey);
   }
 
+  /** The partner keys of one partner and mode, newest first (what the partner's dashboard lists). */
+  async listForScope(partnerId: number, mode: Mode): Promise<ApiKey[]> {
+    const rows = await sql<ApiKeyRow>(
+      this.dataSource,
+      `SELECT ${COLUMNS} FROM api_keys WHERE partner_id = $1 AND mode = $2 AND role = 'partner' ORDER BY created_at DESC, id DESC`,
+      [partnerId, mode],
+    );
+    return rows.map(toApiKey);
+  }
+
+  /** Revokes a partner key of this partner and mode; null when it is none of theirs. */
+  async revokeScoped(partnerId: number, mode: Mode, keyId: string): Promise<ApiKey | null> {
+    const [row] = await returning<ApiKeyRow>(
+      this.dataSource,
+      `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())
+        WHERE id = $1 AND partner_id = $2 AND mode = $3 AND role = 'partner' RETURNING ${COLUMNS}`,
+      [keyId, partnerId, mode],
+    );
+    return row ? toApiKey(row) : null;
+  }
+
+  /** A partner with its plan, as the key lookup resolves it, without a key (a dashboard session); null when none. */
+  account(partnerId: number): Promise<Omit<KeyLookupRow, 'id' | 'mode' | 'role' | 'revoked_at'> | null> {
+    return sqlOne(
+      this.dataSource,
+      `SELECT p.id AS partner_id, p.name, p.status, p.allowed_origins,
+              pl.code, pl.name AS plan_name, pl.monthly_quota, pl.rate_limit_per_second, pl.webhook_event_types, pl.webinar_rooms, pl.features
+         FROM partners p JOIN plans pl ON pl.code = p.plan_code WHERE p.id = $1`,
+      [partnerId],
+    );
+  }
+
   /** Records that a key was used now; best effort (the guard never waits for it). */
   async touch(keyId: string): Promise<void> {
     await affected(this.dataSource, 'UPDATE api_keys SET last_used_at = now() WHERE id = $1', [keyId]);

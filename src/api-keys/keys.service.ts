@@ -2,12 +2,22 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { DomainError } from '../common/errors';
 import { newId } from '../common/ids';
-import type { Mode } from '../common/scope';
+import type { Mode, Scope } from '../common/scope';
+import type { PlanTerms } from '../plans/plan';
 import { generateApiKey, parseApiKey } from './api-key';
 import { KeyRole } from './api-key.entity';
 import { IssuedKey, KeyView, toIssuedKey, toKeyView } from './api-key.mapper';
-import { ApiKeysRepository } from './api-keys.repository';
+import { ApiKeysRepository, PartnerStatus } from './api-keys.repository';
 import { KeyStore } from './key-store';
+
+/** A partner and its plan, for a caller that holds no key (the dashboard's session). */
+export interface PartnerAccount {
+  partnerId: number;
+  partnerName: string;
+  partnerStatus: PartnerStatus;
+  allowedOrigins: string[];
+  plan: PlanTerms;
+}
 
 // Callers (partners, the CLI) type what they get back; the mapper itself stays this module's own.
 export type { IssuedKey, KeyView } from './api-key.mapper';
@@ -40,6 +50,40 @@ export class KeysService {
     if (!key) throw new DomainError('api_key_not_found');
     await this.store.invalidate();
     return toKeyView(key);
+  }
+
+  /** The partner keys of one partner and mode, newest first. */
+  async listOf(scope: Scope): Promise<KeyView[]> {
+    return (await this.repo.listForScope(scope.partnerId, scope.mode)).map(toKeyView);
+  }
+
+  /** Revokes one of the scope's partner keys (effective on every instance at once); 404 for anyone else's. */
+  async revokeOf(scope: Scope, keyId: string): Promise<KeyView> {
+    const key = /^key_[0-9A-Za-z]{1,36}$/.test(keyId) ? await this.repo.revokeScoped(scope.partnerId, scope.mode, keyId) : null;
+    if (!key) throw new DomainError('api_key_not_found');
+    await this.store.invalidate();
+    return toKeyView(key);
+  }
+
+  /** The partner with its plan terms; null when there is no such partner. */
+  async accountOf(partnerId: number): Promise<PartnerAccount | null> {
+    const r = await this.repo.account(partnerId);
+    if (!r) return null;
+    return {
+      partnerId: r.partner_id,
+      partnerName: r.name,
+      partnerStatus: r.status,
+      allowedOrigins: r.allowed_origins,
+      plan: {
+        code: r.code,
+        name: r.plan_name,
+        monthlyQuota: r.monthly_quota,
+        rateLimitPerSecond: r.rate_limit_per_second,
+        webhookEventTypes: r.webhook_event_types,
+        webinarRooms: r.webinar_rooms,
+        features: r.features,
+      },
+    };
   }
 
   async list(partnerId: number): Promise<KeyView[]> {

@@ -10,6 +10,9 @@ const parser = express.json({ limit: '100kb', strict: false, type: 'application/
 const LARGE_BODY_LIMIT = '512kb';
 const largeParser = express.json({ limit: LARGE_BODY_LIMIT, strict: false, type: 'application/json' });
 const LARGE_BODY_PATHS = new Set(['/api/enroll/bulk']);
+// The partner dashboard's HTML forms post urlencoded bodies (each checked there for a same-origin CSRF token).
+const formParser = express.urlencoded({ extended: false, limit: '100kb', parameterLimit: 100 });
+const FORM_PATHS = /^\/dashboard(\/|$|\?)/;
 
 function parserFor(req: Request): { parse: typeof parser; large: boolean } {
   const path = req.originalUrl.split('?')[0].replace(/\/+$/, '');
@@ -68,6 +71,10 @@ export async function jsonBody(req: Request, res: Response, next: NextFunction):
   if (hasBody(req)) {
     const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
     if (isSignallingPath(req)) return sdpBody(req, res, next, type);
+    if (type === 'application/x-www-form-urlencoded' && FORM_PATHS.test(req.originalUrl)) {
+      await new Promise<void>((resolve, reject) => formParser(req, res, (err?: Error) => (err ? reject(err) : resolve())));
+      return next();
+    }
     if (type !== 'application/json') throw new DomainError('unsupported_media_type');
     const { parse, large } = parserFor(req);
     await new Promise<void>((resolve, reject) =>

@@ -75,6 +75,21 @@ export class OutboxStore {
     await affected(em, `UPDATE events SET dispatched_at = now() WHERE id = ANY ($1::varchar[]) AND dispatched_at IS NULL`, [eventIds]);
   }
 
+  /**
+   * An event that no fan-out may pick up, already marked dispatched: a webhook test event, whose one delivery its
+   * sender creates itself (delivery rows reference their event).
+   */
+  async appendDispatched(em: EntityManager, event: { id: string; partnerId: number; mode: 'test' | 'live'; type: string; payload: object; occurredAt: Date }) {
+    await sql(em, `INSERT INTO events (id, partner_id, mode, type, payload, occurred_at, dispatched_at) VALUES ($1, $2, $3, $4, $5, $6, now())`, [
+      event.id,
+      event.partnerId,
+      event.mode,
+      event.type,
+      JSON.stringify(event.payload),
+      event.occurredAt,
+    ]);
+  }
+
   /** Events committed but not yet fanned out to webhooks. */
   async countUndispatched(): Promise<number> {
     // An aggregate without GROUP BY: always one row, n int.

@@ -13,7 +13,7 @@ import { JobsService } from './jobs.service';
   imports: [TypeOrmModule.forFeature([Job])],
   controllers: [BulkEnrollmentController, JobsController],
   providers: [JobsRepository, JobsService, JobQueue],
-  exports: [JobsRepository, JobQueue],
+  exports: [JobsRepository, JobQueue, JobsService],
 })
 export class JobsModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

@@ -23,4 +23,8 @@ export class WebhookAttempt {
 
   @Column({ name: 'response_body', type: 'text', nullable: true })
   responseBody: string | null;
+
+  /** What the attempt was sent with; null for attempts recorded before headers were kept. */
+  @Column({ name: 'request_headers', type: 'jsonb', nullable: true })
+  requestHeaders: Record<string, string> | null;
 }

@@ -8,7 +8,7 @@ import { toDeliveryDetailView, toDeliveryView } from './webhook.mapper';
 import type { WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookQueue } from './webhook-queue';
 import type { WebhookSubscription } from './webhook-subscription.entity';
-import { WebhooksRepository } from './webhooks.repository';
+import { DeliveryFilter, WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 
 const ENQUEUE_PAGE = 1000;
@@ -28,6 +28,17 @@ export class WebhookDeliveriesService {
     const sub = await this.webhooks.find(scope, webhookId);
     const [items, total] = await this.repo.pageDeliveries(scope, sub.id, offsetOf(query), query.limit);
     return pageOf('deliveries', items.map(toDeliveryView), total, query);
+  }
+
+  /** The scope's delivery log across its subscriptions, filtered, newest first; each item names its subscription. */
+  async search(scope: Scope, filter: DeliveryFilter, page: { page: number; limit: number }) {
+    const [items, total] = await this.repo.searchDeliveries(scope, filter, offsetOf(page), page.limit);
+    return pageOf(
+      'deliveries',
+      items.map((d) => ({ ...toDeliveryView(d), subscription_id: d.subscriptionId })),
+      total,
+      page,
+    );
   }
 
   /** One delivery with the exact body sent and every attempt, oldest first (contract section 15). */

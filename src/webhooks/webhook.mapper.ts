@@ -49,5 +49,12 @@ export function toDeliveryDetailView(d: WebhookDelivery, attempts: WebhookAttemp
 }
 
 function toAttemptView(a: WebhookAttempt): DeliveryAttemptDto {
-  return { attempted_at: a.attemptedAt.toISOString(), status_code: a.statusCode, duration_ms: a.durationMs, error: a.error };
+  return {
+    attempted_at: a.attemptedAt.toISOString(),
+    status_code: a.statusCode,
+    duration_ms: a.durationMs,
+    error: a.error,
+    response_excerpt: a.responseBody,
+    request_headers: a.requestHeaders,
+  };
 }

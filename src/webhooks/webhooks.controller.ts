@@ -5,7 +5,7 @@ import { PlanFeature } from '../auth/auth.decorators';
 import { prefixedIdParam } from '../common/params';
 import type { Scope } from '../common/scope';
 import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
-import { RecoverDeliveriesDto, RecoverResultDto } from './dto/delivery.dto';
+import { DeliveryDto, RecoverDeliveriesDto, RecoverResultDto } from './dto/delivery.dto';
 import {
   CreateWebhookDto,
   ListWebhooksQuery,
@@ -17,6 +17,7 @@ import {
   WebhookListDto,
 } from './dto/webhook.dto';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { WebhookTestEvents } from './webhook-test-events.service';
 import { WebhooksService } from './webhooks.service';
 
 /** Routes with no body or query to validate; the others leave the id to WebhooksService.find (a bad body or query is 400 whatever the id). */
@@ -29,6 +30,7 @@ export class WebhooksController {
   constructor(
     private readonly webhooks: WebhooksService,
     private readonly deliveries: WebhookDeliveriesService,
+    private readonly testEvents: WebhookTestEvents,
   ) {}
 
   @Post()
@@ -99,6 +101,20 @@ export class WebhooksController {
   @ApiErrors('validation_failed', 'invalid_json', 'webhook_not_found', 'webhook_disabled', 'unsupported_media_type', ...KEYED_ERRORS)
   recover(@CurrentScope() scope: Scope, @Param('id') id: string, @Body() dto: RecoverDeliveriesDto) {
     return this.deliveries.recover(scope, id, dto);
+  }
+
+  @Post(':id/test')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Send a test event to this endpoint',
+    description:
+      'Sends one `webhook.test` event (data: `webhook_subscription_id`, `message`, `sent_at`) to this subscription alone, whatever event types it lists, signed and retried like every delivery; it appears in the delivery log. Use it to check your receiver and its signature verification. A disabled subscription answers 409 `webhook_disabled`.',
+  })
+  @ApiParam({ name: 'id', example: 'whk_4f9TzQe1LmN8pR2sV6xY0a' })
+  @ApiSuccess(DeliveryDto, { status: 202 })
+  @ApiErrors('webhook_not_found', 'webhook_disabled', ...KEYED_ERRORS)
+  sendTest(@CurrentScope() scope: Scope, @Param('id', subscriptionId) id: string) {
+    return this.testEvents.send(scope, id);
   }
 
   @Delete(':id')

@@ -9,6 +9,7 @@ import { WebhookEventsListener } from './webhook-events.listener';
 import { WebhookFanOut } from './webhook-fan-out.service';
 import { WebhookQueue } from './webhook-queue';
 import { WebhookSubscription } from './webhook-subscription.entity';
+import { WebhookTestEvents } from './webhook-test-events.service';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
@@ -17,7 +18,7 @@ import { WebhooksService } from './webhooks.service';
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookSubscription, WebhookDelivery, WebhookAttempt])],
   controllers: [WebhooksController, WebhookDeliveriesController],
-  providers: [WebhooksRepository, WebhooksService, WebhookDeliveriesService, SecretBox, WebhookQueue, WebhookFanOut, WebhookEventsListener],
-  exports: [WebhookFanOut, WebhookQueue, SecretBox],
+  providers: [WebhooksRepository, WebhooksService, WebhookDeliveriesService, SecretBox, WebhookQueue, WebhookFanOut, WebhookEventsListener, WebhookTestEvents],
+  exports: [WebhookFanOut, WebhookQueue, SecretBox, WebhooksService, WebhookDeliveriesService, WebhookTestEvents],
 })
 export class WebhooksModule {}

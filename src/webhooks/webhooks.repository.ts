@@ -8,6 +8,15 @@ import { WebhookAttempt } from './webhook-attempt.entity';
 import { DeliveryStatus, WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookSubscription } from './webhook-subscription.entity';
 
+/** The delivery log's filters across a scope's subscriptions; every one optional. */
+export interface DeliveryFilter {
+  status?: DeliveryStatus;
+  eventType?: string;
+  subscriptionId?: string;
+  from?: Date;
+  to?: Date;
+}
+
 export type NewSubscription = Pick<WebhookSubscription, 'id' | 'url' | 'events' | 'secretEncrypted' | 'status' | 'disabledReason'>;
 
 /** subscription_id: varchar; active: boolean; idx: int (1-based position of the event in the batch). */
@@ -104,6 +113,17 @@ export class WebhooksRepository {
       .getManyAndCount();
   }
 
+  /** The scope's deliveries across its subscriptions, filtered, newest first, with the total. */
+  searchDeliveries(scope: Scope, filter: DeliveryFilter, offset: number, limit: number): Promise<[WebhookDelivery[], number]> {
+    const q = scoped(this.dataSource.manager, scope).query(WebhookDelivery, 'd');
+    if (filter.status) q.andWhere('d.status = :status', { status: filter.status });
+    if (filter.eventType) q.andWhere('d.event_type = :eventType', { eventType: filter.eventType });
+    if (filter.subscriptionId) q.andWhere('d.subscription_id = :sid', { sid: filter.subscriptionId });
+    if (filter.from) q.andWhere('d.created_at >= :from', { from: filter.from });
+    if (filter.to) q.andWhere('d.created_at < :to', { to: filter.to });
+    return q.orderBy('d.created_at', 'DESC').addOrderBy('d.id', 'DESC').skip(offset).take(limit).getManyAndCount();
+  }
+
   findDelivery(scope: Scope, id: string): Promise<WebhookDelivery | null> {
     return scoped(this.dataSource.manager, scope).findOne(WebhookDelivery, { id });
   }
@@ -160,10 +180,10 @@ export class WebhooksRepository {
    * Inserts the deliveries not there yet and returns the ids of every pending delivery of these events: the new ones
    * (RETURNING) plus those left pending by an earlier try (the statement's snapshot), in one round trip.
    */
-  async insertDeliveries(rows: NewDelivery[], eventIds: string[]): Promise<string[]> {
+  async insertDeliveries(rows: NewDelivery[], eventIds: string[], em: EntityManager = this.dataSource.manager): Promise<string[]> {
     // id: varchar
     const pending = await sql<{ id: string }>(
-      this.dataSource,
+      em,
       `WITH ins AS (
          INSERT INTO webhook_deliveries (id, subscription_id, event_id, partner_id, mode, event_type, body, status)
          SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::varchar[], $4::int[], $5::varchar[], $6::varchar[], $7::text[], $8::varchar[])

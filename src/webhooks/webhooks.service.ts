@@ -17,6 +17,9 @@ import { toWebhookView } from './webhook.mapper';
 import type { WebhookSubscription } from './webhook-subscription.entity';
 import { WebhooksRepository } from './webhooks.repository';
 
+/** What subscription changes need of the caller: a key (the API) or a dashboard session. */
+export type WebhookCaller = Pick<AuthContext, 'scope' | 'mode' | 'plan'>;
+
 const DEFAULT_PREVIOUS_SECRET_SECONDS = 86_400;
 // Routes that validate a body or query leave their path id to find(), so the body's 400 comes first.
 const WEBHOOK_ID = prefixedIdShape('whk');
@@ -31,7 +34,7 @@ export class WebhooksService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async create(auth: AuthContext, dto: CreateWebhookDto) {
+  async create(auth: WebhookCaller, dto: CreateWebhookDto) {
     await this.checkUrl(dto.url, auth.mode);
     const saved = await this.runner.run(async (tx) => {
       await this.lockScope(tx, auth.scope);
@@ -59,7 +62,7 @@ export class WebhooksService {
     return toWebhookView(await this.find(scope, id));
   }
 
-  async update(auth: AuthContext, id: string, dto: UpdateWebhookDto) {
+  async update(auth: WebhookCaller, id: string, dto: UpdateWebhookDto) {
     if (dto.url === undefined && dto.events === undefined && dto.secret === undefined && dto.status === undefined) {
       throw validationFailed([{ field: 'body', message: 'give at least one of url, events, secret, status' }]);
     }
@@ -127,7 +130,7 @@ export class WebhooksService {
   }
 
   /** Every event fans out to each matching subscription, so their number is what bounds one call's outbound POSTs. */
-  private async checkSubscriptionLimit(tx: Tx, auth: AuthContext): Promise<void> {
+  private async checkSubscriptionLimit(tx: Tx, auth: WebhookCaller): Promise<void> {
     const allowed = auth.plan.webhookSubscriptions;
     if (allowed === null) return;
     const subscriptions = await this.repo.countSubscriptions(tx.em, auth.scope);
@@ -140,7 +143,7 @@ export class WebhooksService {
     }
   }
 
-  private async checkEventTypeLimit(tx: Tx, auth: AuthContext, events: PublicEventType[], exceptId?: string): Promise<void> {
+  private async checkEventTypeLimit(tx: Tx, auth: WebhookCaller, events: PublicEventType[], exceptId?: string): Promise<void> {
     const limit = auth.plan.webhookEventTypes;
     if (limit === null) return;
     const types = new Set([...(await this.repo.activeEventTypes(tx.em, auth.scope, exceptId)), ...events]);

@@ -256,6 +256,7 @@ describe('attempt history (contract 15)', () => {
       deliveryId: delivery.webhook_id,
       status: 'pending',
       result: { statusCode: 502, durationMs: 12, error: 'HTTP 502', responseBody: null },
+      requestHeaders: { 'content-type': 'application/json' },
       attemptedAt: late,
       nextAttemptAt: new Date(),
     });

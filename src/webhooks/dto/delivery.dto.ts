@@ -59,6 +59,23 @@ export class DeliveryAttemptDto {
 
   @ApiProperty({ type: String, example: 'HTTP 503', nullable: true, description: 'null on success.' })
   error: string | null;
+
+  @ApiProperty({
+    type: String,
+    example: '{"error":"database unavailable"}',
+    nullable: true,
+    description: 'The first kilobyte of what your endpoint answered (null when it answered nothing).',
+  })
+  response_excerpt: string | null;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    nullable: true,
+    description: 'The request headers this attempt was sent with, signatures included (lower-case names).',
+    example: { 'content-type': 'application/json', 'webhook-id': 'whd_8KfL2mQ9rS4tU7vW1xY3zA', 'webhook-timestamp': '1763805600' },
+  })
+  request_headers: Record<string, string> | null;
 }
 
 /** The list item, with `attempts` as the history itself rather than its count (contract section 15). */

@@ -9,7 +9,7 @@ import type { DeliverWebhookData } from '../webhook-queue';
 import { AttemptRecord, DeliveryRow, DeliveryStore } from './delivery-store';
 import { nextDelayMs, parseRetryAfter } from './retry-schedule';
 import { signatureHeaders } from './signatures';
-import { WebhookSender } from './webhook-sender';
+import { USER_AGENT, WebhookSender } from './webhook-sender';
 
 /** Thrown for a failed attempt that will be retried; carries the delay already written to next_attempt_at. */
 export class DeliveryAttemptFailed extends Error {
@@ -78,15 +78,17 @@ export class DeliverWebhookJob {
       current: this.secretOf(row.secret_encrypted),
       previous: row.secret_previous_encrypted ? this.secretOf(row.secret_previous_encrypted) : null,
     };
-    const result = await this.sender.send(row.url, row.body, {
+    const requestHeaders = {
       'content-type': 'application/json',
       ...signatureHeaders(row.id, row.body, secrets, Math.floor(attemptedAt.getTime() / 1000)),
       'x-svc-event': row.event_type,
       'x-svc-delivery': row.id,
-    });
+      'user-agent': USER_AGENT,
+    };
+    const result = await this.sender.send(row.url, row.body, requestHeaders);
     const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
     if (ok) {
-      const record: AttemptRecord = { deliveryId: row.id, status: 'delivered', result, attemptedAt, nextAttemptAt: null };
+      const record: AttemptRecord = { deliveryId: row.id, status: 'delivered', result, attemptedAt, nextAttemptAt: null, requestHeaders };
       await this.store.record(record).catch(() => this.store.recordLater(record));
       this.metrics.recordDelivery('delivered', result.durationMs / 1000);
       return;
@@ -102,6 +104,7 @@ export class DeliverWebhookJob {
         result,
         attemptedAt,
         nextAttemptAt: exhausted ? null : new Date(Date.now() + delayMs),
+        requestHeaders,
       });
       if (result.statusCode === 410) await this.store.disableSubscription(row.subscription_id, 'Endpoint answered 410 Gone.');
     } catch (err) {

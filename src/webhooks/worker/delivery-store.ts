@@ -35,6 +35,8 @@ export interface AttemptRecord {
   /** When the request went out (a record written late keeps the real time). */
   attemptedAt: Date;
   nextAttemptAt: Date | null;
+  /** The headers the attempt was sent with (signatures included, which are not secrets), shown in the delivery log. */
+  requestHeaders: Record<string, string>;
 }
 
 /** A pending delivery past its due time (next_attempt_at, or created_at when never attempted): id varchar, due timestamptz. */
@@ -163,8 +165,8 @@ export class DeliveryStore implements BeforeApplicationShutdown {
     await sql(
       this.dataSource,
       `WITH v AS (
-         SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::int[], $4::text[], $5::timestamptz[], $6::int[], $7::text[], $8::timestamptz[])
-           AS v(id, status, status_code, error, next_attempt_at, duration_ms, response_body, attempted_at)),
+         SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::int[], $4::text[], $5::timestamptz[], $6::int[], $7::text[], $8::timestamptz[], $11::jsonb[])
+           AS v(id, status, status_code, error, next_attempt_at, duration_ms, response_body, attempted_at, request_headers)),
        d AS (
          UPDATE webhook_deliveries w
             SET attempts = w.attempts + 1,
@@ -190,8 +192,8 @@ export class DeliveryStore implements BeforeApplicationShutdown {
                 disabled_reason = CASE WHEN NOT h.ok AND s.failing_since < now() - $9 * interval '1 millisecond' THEN $10 ELSE s.disabled_reason END,
                 updated_at = CASE WHEN NOT h.ok AND s.failing_since < now() - $9 * interval '1 millisecond' THEN now() ELSE s.updated_at END
            FROM due h WHERE s.id = h.id)
-       INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, error, response_body)
-       SELECT v.id, v.attempted_at, v.status_code, v.duration_ms, v.error, v.response_body
+       INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, error, response_body, request_headers)
+       SELECT v.id, v.attempted_at, v.status_code, v.duration_ms, v.error, v.response_body, v.request_headers
          FROM v JOIN d ON d.id = v.id`,
       [
         records.map((r) => r.deliveryId),
@@ -204,6 +206,7 @@ export class DeliveryStore implements BeforeApplicationShutdown {
         records.map((r) => r.attemptedAt),
         this.config.webhook.disableAfterMs,
         this.disabledReason,
+        records.map((r) => JSON.stringify(r.requestHeaders)),
       ],
     );
     return records.map(() => undefined);

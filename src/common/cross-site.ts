@@ -5,7 +5,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const FORM_TYPES = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data|text\/plain)\s*(;|$)/i;
 
 /**
- * Why a state-changing request to the dashboard looks like it came from another site, or null when it does not.
+ * Why a state-changing request to a cookie- or Basic-authenticated page looks like it came from another site, or null when it does not.
  * Browsers resend HTTP Basic credentials on cross-site requests, so the credentials alone prove nothing. Scripts
  * (no Origin, no Sec-Fetch-Site, a JSON body or none) and the dashboard's own page pass.
  */
@@ -20,7 +20,7 @@ export function crossSiteWrite(req: Request, ownOrigins: string[]): string | nul
   return type !== undefined && FORM_TYPES.test(type) ? `Content-Type: ${type}` : null;
 }
 
-/** The origins the dashboard is served from: PUBLIC_BASE_URL's, and the Host the browser addressed. */
+/** The origins the service's pages are served from: PUBLIC_BASE_URL's, and the Host the browser addressed. */
 export function ownOrigins(req: Request, publicOrigin: string): string[] {
   const host = req.headers.host;
   return host ? [publicOrigin, `http://${host}`, `https://${host}`] : [publicOrigin];
