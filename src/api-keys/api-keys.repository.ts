@@ -149,7 +149,7 @@ export class ApiKeysRepository {
     return sqlOne(
       this.dataSource,
       `SELECT p.id AS partner_id, p.name, p.status, p.allowed_origins,
-              pl.code, pl.name AS plan_name, pl.monthly_quota, pl.rate_limit_per_second, pl.webhook_event_types, pl.webinar_rooms, pl.features
+              pl.code, pl.name AS plan_name, pl.monthly_quota, pl.rate_limit_per_second, pl.webhook_event_types, pl.webhook_subscriptions, pl.webinar_rooms, pl.features
          FROM partners p JOIN plans pl ON pl.code = p.plan_code WHERE p.id = $1`,
       [partnerId],
     );

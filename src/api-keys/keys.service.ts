@@ -80,6 +80,7 @@ export class KeysService {
         monthlyQuota: r.monthly_quota,
         rateLimitPerSecond: r.rate_limit_per_second,
         webhookEventTypes: r.webhook_event_types,
+        webhookSubscriptions: r.webhook_subscriptions,
         webinarRooms: r.webinar_rooms,
         features: r.features,
       },
