@@ -15,6 +15,8 @@ export const DEADLINE_MARGIN_MS = 250;
  */
 export function answerPastDeadline(req: Request, res: Response): void {
   if (res.headersSent) return;
+  // The route's own status, for a handler that finishes later and stores its response for Idempotency-Key retries.
+  res.locals.statusBeforeDeadline = res.statusCode;
   const rendered = renderError(new DomainError('service_unavailable'), assignRequestId(req, res));
   res.setHeader('Retry-After', '1');
   res.status(rendered.status).json(rendered.body);

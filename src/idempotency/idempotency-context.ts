@@ -10,6 +10,8 @@ export class IdempotencyContext {
   applied = false;
   /** The transaction that wrote the key's row and has not committed yet. */
   writer?: QueryRunner;
+  /** That transaction's id (pg_current_xact_id), to settle a COMMIT whose answer was lost. */
+  xid?: string;
 
   constructor(
     readonly scopeKey: string,

@@ -49,19 +49,20 @@ export class IdempotencyRecords implements OnApplicationShutdown {
   }
 
   /**
-   * Writes the key's row inside the caller's transaction; false when a live row exists (the write was applied by an
+   * Writes the key's row inside the caller's transaction and returns the transaction's id; null when a live row exists (the write was applied by an
    * earlier request). A row of another, uncommitted transaction makes this wait for it: then it is applied or gone.
    */
-  async markApplied(em: EntityManager, scopeKey: string, fingerprint: string): Promise<boolean> {
-    const rows = await sql<{ '?column?': number }>(
+  async markApplied(em: EntityManager, scopeKey: string, fingerprint: string): Promise<string | null> {
+    // The transaction's id comes back with the row: if the COMMIT's answer is lost, pg_xact_status(xid) settles it.
+    const rows = await sql<{ xid: string }>(
       em,
       `INSERT INTO idempotency_keys AS k (scope_key, fingerprint) VALUES ($1, $2)
        ON CONFLICT (scope_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = NULL, body = NULL, created_at = now(), completed_at = NULL
         WHERE k.created_at <= now() - ${KEEP}
-       RETURNING 1`,
+       RETURNING pg_current_xact_id()::text AS xid`,
       [scopeKey, fingerprint],
     );
-    return rows.length === 1;
+    return rows[0]?.xid ?? null;
   }
 
   /** Stores the response; if PostgreSQL is away it is kept and stored later. Never rejects. */

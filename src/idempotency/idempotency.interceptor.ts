@@ -95,7 +95,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     return ctx
       .run(() => next.handle())
       .pipe(
-        concatMap((body: unknown) => from(this.settle(ctx, res.statusCode, body).then(() => body))),
+        // Answered 503 by the deadline meanwhile, the response still stores the route's status for the retries.
+        concatMap((body: unknown) => from(this.settle(ctx, (res.locals.statusBeforeDeadline as number | undefined) ?? res.statusCode, body).then(() => body))),
         catchError((err: unknown) => {
           // Another request with this key committed while this one ran: answer what it answered (or 409 meanwhile).
           if (err instanceof IdempotencyKeyTaken) {

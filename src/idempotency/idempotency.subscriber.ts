@@ -29,8 +29,10 @@ export class IdempotencySubscriber implements EntitySubscriberInterface {
   async beforeTransactionCommit(event: TransactionCommitEvent): Promise<void> {
     const ctx = IdempotencyContext.current();
     if (!ctx || ctx.applied || ctx.writer || this.depth.get(event.queryRunner) !== 1) return;
-    if (!(await this.records.markApplied(event.manager, ctx.scopeKey, ctx.fingerprint))) throw new IdempotencyKeyTaken();
+    const xid = await this.records.markApplied(event.manager, ctx.scopeKey, ctx.fingerprint);
+    if (xid === null) throw new IdempotencyKeyTaken();
     ctx.writer = event.queryRunner;
+    ctx.xid = xid;
   }
 
   afterTransactionCommit(event: TransactionCommitEvent): void {

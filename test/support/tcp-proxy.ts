@@ -9,6 +9,8 @@ export class TcpProxy {
   private server?: net.Server;
   private readonly sockets = new Set<net.Socket>();
   private paused = false;
+  /** When set, the first client chunk containing these bytes is passed on, then everything freezes. */
+  private freezeOn?: Buffer;
   /** Bytes (and connections) held while paused, in arrival order. */
   private held: Array<() => void> = [];
   port = 0;
@@ -44,6 +46,15 @@ export class TcpProxy {
     this.paused = true;
   }
 
+  /**
+   * Freezes right after the first client message containing `marker` reaches the server (e.g. a COMMIT): the server
+   * acts on it, but its answer, and everything after, is held until resume(). The moment between a COMMIT and its
+   * acknowledgement, made to last.
+   */
+  freezeAfter(marker: string): void {
+    this.freezeOn = Buffer.from(marker);
+  }
+
   /** Passes on everything held, in order, and lets traffic flow again. */
   resume(): void {
     this.paused = false;
@@ -67,7 +78,15 @@ export class TcpProxy {
       [client, upstream],
       [upstream, client],
     ] as const) {
-      from.on('data', (chunk: Buffer) => this.whenFlowing(() => !to.destroyed && to.write(chunk)));
+      from.on('data', (chunk: Buffer) =>
+        this.whenFlowing(() => {
+          if (!to.destroyed) to.write(chunk);
+          if (from === client && this.freezeOn && chunk.includes(this.freezeOn)) {
+            this.freezeOn = undefined;
+            this.pause();
+          }
+        }),
+      );
       from.on('close', () => this.whenFlowing(() => to.destroy()));
     }
   }

@@ -8,7 +8,7 @@ import { SecretBox } from '../secret-box';
 import type { DeliverWebhookData } from '../webhook-queue';
 import { AttemptRecord, DeliveryRow, DeliveryStore } from './delivery-store';
 import { nextDelayMs, parseRetryAfter } from './retry-schedule';
-import { signatureHeaders } from './signatures';
+import { signatureHeaders, SigningSecrets } from './signatures';
 import { USER_AGENT, WebhookSender } from './webhook-sender';
 
 /** Thrown for a failed attempt that will be retried; carries the delay already written to next_attempt_at. */
@@ -28,6 +28,8 @@ const SECRET_CACHE_SIZE = 1000;
 const EARLY_TOLERANCE_MS = 1000;
 /** When PostgreSQL or Redis fails inside a job, it is tried again after this, without using up an attempt. */
 export const INFRA_RETRY_MS = 2000;
+/** A delivery whose signing secret cannot be decrypted is looked at again after this (no attempt used). */
+const UNREADABLE_RETRY_MS = 60_000;
 
 /**
  * One delivery attempt: POST the stored bytes, signed (X-SVC-Signature and Standard Webhooks, signatures.ts); record
@@ -74,10 +76,15 @@ export class DeliverWebhookJob {
     }
 
     const attemptedAt = new Date();
-    const secrets = {
-      current: this.secretOf(row.secret_encrypted),
-      previous: row.secret_previous_encrypted ? this.secretOf(row.secret_previous_encrypted) : null,
-    };
+    let secrets: SigningSecrets;
+    try {
+      secrets = {
+        current: this.secretOf(row.secret_encrypted),
+        previous: row.secret_previous_encrypted ? this.secretOf(row.secret_previous_encrypted) : null,
+      };
+    } catch {
+      return this.unreadableSecret(job, token, row.id);
+    }
     const requestHeaders = {
       'content-type': 'application/json',
       ...signatureHeaders(row.id, row.body, secrets, Math.floor(attemptedAt.getTime() / 1000)),
@@ -128,6 +135,22 @@ export class DeliverWebhookJob {
     } catch {
       throw err;
     }
+    throw new DelayedError();
+  }
+
+  /**
+   * The secret was sealed under another WEBHOOK_SECRET_KEY: nothing can be signed. Recorded on the delivery (no attempt
+   * used), and the job waits UNREADABLE_RETRY_MS, in case the operator restores the key or the partner sets a new secret.
+   */
+  private async unreadableSecret(job: Job<DeliverWebhookData>, token: string | undefined, deliveryId: string): Promise<never> {
+    const retryAt = new Date(Date.now() + UNREADABLE_RETRY_MS);
+    this.logger.warn({ delivery: deliveryId }, 'Delivery not sent: its signing secret cannot be decrypted with the current WEBHOOK_SECRET_KEY');
+    try {
+      await this.store.recordUnreadableSecret(deliveryId, retryAt);
+    } catch (err) {
+      return this.retryLater(job, token, err);
+    }
+    await job.moveToDelayed(retryAt.getTime(), token);
     throw new DelayedError();
   }
 

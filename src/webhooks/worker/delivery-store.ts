@@ -55,6 +55,10 @@ const MAX_UNRECORDED = 50_000;
  * statement for all the jobs that reached that step together. A 2xx whose record failed (PostgreSQL away) is kept and
  * written once the database is back, so the delivery is not sent again needlessly.
  */
+/** What a partner and an operator read on a delivery that could not be signed; names no secret. */
+export const UNREADABLE_SECRET_ERROR =
+  "Not sent: the subscription's signing secret is unreadable with the service's current encryption key (WEBHOOK_SECRET_KEY changed). No attempt was used; it is retried once the key is restored, or set a new secret with rotate-secret.";
+
 @Injectable()
 export class DeliveryStore implements BeforeApplicationShutdown {
   private readonly logger = new Logger(DeliveryStore.name);
@@ -100,6 +104,27 @@ export class DeliveryStore implements BeforeApplicationShutdown {
     await affected(this.dataSource, `UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL WHERE id = $1 AND status = 'pending'`, [
       deliveryId,
     ]);
+  }
+
+  /**
+   * A delivery whose subscription's signing secret cannot be decrypted: not sent, no attempt counted, and `last_error`
+   * says why, so the partner's delivery log and the operator see it. Tried again at `nextAttemptAt`.
+   */
+  async recordUnreadableSecret(deliveryId: string, nextAttemptAt: Date): Promise<void> {
+    await affected(this.dataSource, `UPDATE webhook_deliveries SET last_error = $2, next_attempt_at = $3 WHERE id = $1 AND status = 'pending'`, [
+      deliveryId,
+      UNREADABLE_SECRET_ERROR,
+      nextAttemptAt,
+    ]);
+  }
+
+  /** One page of subscriptions' sealed current secrets, in id order after `afterId` (the start-up key check). */
+  sealedSecretsPage(afterId: string, limit: number): Promise<Array<{ id: string; secret_encrypted: string }>> {
+    return sql<{ id: string; secret_encrypted: string }>(
+      this.dataSource,
+      'SELECT id, secret_encrypted FROM webhook_subscriptions WHERE id > $1 ORDER BY id LIMIT $2',
+      [afterId, limit],
+    );
   }
 
   /**
