@@ -144,13 +144,10 @@ describe('live media in the pages (real Chromium, fake camera, microphone and sc
     await host.getByRole('button', { name: 'Stop sharing' }).click();
     await until('the camera again', async () => aspect(await videoOf(first, 'stage-video')) === aspect(camera), 10_000);
 
-    const endedAt = Date.now();
     await host.getByRole('button', { name: 'End webinar' }).click();
-    for (const page of [first, embed]) {
-      await page.locator('#status[data-status="ended"]').waitFor({ timeout: 2000 });
-      await expect(videoOf(page, 'stage-video')).resolves.toMatchObject({ hasStream: false });
-    }
-    expect(Date.now() - endedAt).toBeLessThan(2500);
+    // Every page shows the end within 2 s of the host's click, and drops the stream.
+    await Promise.all([first, embed].map((page) => page.locator('#status[data-status="ended"]').waitFor({ timeout: 2000 })));
+    for (const page of [first, embed]) await expect(videoOf(page, 'stage-video')).resolves.toMatchObject({ hasStream: false });
     expect(t.app.get(MediaRelay).room(w.webinar_id)).toBeUndefined();
   });
 });
