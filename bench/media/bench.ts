@@ -34,7 +34,7 @@ const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a -
 
 async function main(): Promise<void> {
   // 640×480 at 25 fps of a moving pattern: libwebrtc's encoder settles around 1 Mbps on loopback.
-  const publisher = new NodePublisher(640, 480, 25);
+  const publisher = new NodePublisher(Number(process.env.BENCH_WIDTH ?? 640), Number(process.env.BENCH_HEIGHT ?? 480), 25);
   await connect(publisher.pc, 'publish');
   (publisher as unknown as { start(): void }).start();
   const viewers: NodeViewer[] = [];

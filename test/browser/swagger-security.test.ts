@@ -40,9 +40,11 @@ describe('Swagger UI in Chromium', () => {
     const page = await context.newPage();
     await page.goto(`${t.baseUrl}/docs`);
     await page.locator('button.authorize').first().click();
-    await page.locator('.modal-ux input[type="text"]').fill(p.key);
-    await page.locator('.modal-ux button.authorize').click();
-    await page.locator('.modal-ux button.btn-done').click();
+    // The dialog lists the API key and the webinar (WHIP/WHEP) bearer token; the key goes in the first.
+    const apiKeyForm = page.locator('.modal-ux .auth-container', { has: page.locator('#api_key_value') });
+    await apiKeyForm.locator('#api_key_value').fill(p.key);
+    await apiKeyForm.locator('button.authorize').click();
+    await page.locator('.modal-ux button.btn-done').first().click();
     // Authorized in this page: the lock shows it.
     await page.locator('button.authorize.locked').first().waitFor();
 

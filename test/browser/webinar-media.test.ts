@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromiumPath } from '../support/chromium';
 import { Browser, chromium, Page } from 'playwright-core';
 import { MediaRelay } from '../../src/media/media-relay.service';
@@ -5,9 +8,13 @@ import { startApp, TestApp } from '../support/app';
 import { createPartner, CreatedPartner } from '../support/factories';
 import { createUser, createWebinar } from '../integration/webinar.helpers';
 
-jest.setTimeout(120_000);
+// Four Chromium pages encode and decode video on the same cores as the service: generous on a loaded machine.
+jest.setTimeout(240_000);
 
 const PUBLIC_BASE = 'http://localhost:3998';
+// The README's pictures of live pages (real video) are refreshed with UPDATE_SCREENSHOTS=1.
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs', 'screenshots') : mkdtempSync(join(tmpdir(), 'screenshots-'));
+const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 
 let t: TestApp;
 let p: CreatedPartner;
@@ -111,6 +118,7 @@ describe('live media in the pages (real Chromium, fake camera, microphone and sc
     await expectPlaying(first);
     expect(await audioLevel(first)).toBeGreaterThan(0);
     const camera = await videoOf(first, 'stage-video');
+    await shot(first, 'webinar-attendee-live');
 
     await new Promise((r) => setTimeout(r, 5000));
     const late = await openPage();
@@ -123,22 +131,23 @@ describe('live media in the pages (real Chromium, fake camera, microphone and sc
     const embed = await openPage();
     await embed.goto(w.embed_url.replace(/^https?:\/\/[^/]+/, PUBLIC_BASE), { waitUntil: 'domcontentloaded' });
     await expectPlaying(embed);
+    await shot(embed, 'webinar-embed-live');
+    await host.locator('#joined-count', { hasText: '2' }).waitFor();
+    await shot(host, 'webinar-host-live');
 
     // Share screen: the attendees' picture changes to the (differently sized) screen, and back, without renegotiating.
     await host.getByRole('button', { name: 'Share screen' }).click();
     await host.getByRole('button', { name: 'Stop sharing' }).waitFor();
     const aspect = (v: { width: number; height: number }) => (v.width / v.height).toFixed(2);
     await until('the screen on the attendee page', async () => aspect(await videoOf(first, 'stage-video')) !== aspect(camera), 10_000);
+    await shot(first, 'webinar-attendee-screen-share');
     await host.getByRole('button', { name: 'Stop sharing' }).click();
     await until('the camera again', async () => aspect(await videoOf(first, 'stage-video')) === aspect(camera), 10_000);
 
-    const endedAt = Date.now();
     await host.getByRole('button', { name: 'End webinar' }).click();
-    for (const page of [first, embed]) {
-      await page.locator('#status[data-status="ended"]').waitFor({ timeout: 2000 });
-      await expect(videoOf(page, 'stage-video')).resolves.toMatchObject({ hasStream: false });
-    }
-    expect(Date.now() - endedAt).toBeLessThan(2500);
+    // Every page shows the end within 2 s of the host's click, and drops the stream.
+    await Promise.all([first, embed].map((page) => page.locator('#status[data-status="ended"]').waitFor({ timeout: 2000 })));
+    for (const page of [first, embed]) await expect(videoOf(page, 'stage-video')).resolves.toMatchObject({ hasStream: false });
     expect(t.app.get(MediaRelay).room(w.webinar_id)).toBeUndefined();
   });
 });
