@@ -87,8 +87,8 @@ async function main(): Promise<void> {
               body: JSON.stringify({ query, limit: 10 }),
             });
             // A 503 is the search's 1 s statement budget running out on a loaded machine: counted, not measured.
-            if (res.status === 503 && r > 0) {
-              side.unavailable++;
+            if (res.status === 503) {
+              if (r > 0) side.unavailable++;
               await res.text();
               continue;
             }
