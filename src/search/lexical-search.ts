@@ -8,6 +8,15 @@ export interface RankedHit {
   score: number;
 }
 
+/** A catalogue word an unknown word may be a misspelling of, in order of preference without context. */
+export interface CorrectionCandidate {
+  fix: string;
+  oneEdit: boolean;
+  sim: number;
+  /** Too far by trigrams to be taken without the query's context pointing to it. */
+  needsContext: boolean;
+}
+
 export interface RankedPage {
   hits: RankedHit[];
   total: number;
@@ -17,8 +26,10 @@ export interface RankedPage {
 
 // Weights of D, C, B, A (description is C, its weight then matters little next to title and topics).
 const WEIGHTS = '{0.05, 0.2, 0.45, 1.0}';
-// Below this trigram similarity a word is not taken for a misspelling of another.
+// Below this trigram similarity a word is not taken for a misspelling of another, unless the query's other words
+// point to it (two edits inside a long word, "structers" → structures at 0.4, fall below it); never below the second.
 const MIN_TRIGRAM_SIMILARITY = 0.45;
+const CONTEXT_TRIGRAM_SIMILARITY = 0.35;
 const RERANK_DEPTH = 100;
 /** Unknown words of one query that get a spelling correction; the others are ranked as they are. */
 export const MAX_CORRECTED_WORDS = 4;
@@ -49,18 +60,23 @@ export class LexicalSearch {
    * edit away first (delete, transpose, replace, insert: the edits are made in SQL), else by trigram similarity; among
    * candidates as close, the word more courses use wins.
    */
-  async corrections(tokens: string[]): Promise<Map<string, string>> {
-    const candidates = [...new Set(tokens.filter(correctable))].slice(0, MAX_CHECKED_WORDS);
-    const fixes = new Map<string, string>();
-    if (!candidates.length) return fixes;
-    const rows = await sql<{ word: string; fix: string }>(this.db, CORRECTIONS_SQL, [
-      candidates,
+  async correctionCandidates(tokens: string[]): Promise<Map<string, CorrectionCandidate[]>> {
+    const words = [...new Set(tokens.filter(correctable))].slice(0, MAX_CHECKED_WORDS);
+    const byWord = new Map<string, CorrectionCandidate[]>();
+    if (!words.length) return byWord;
+    // word, fix text; one_edit boolean; sim real (a number).
+    const rows = await sql<{ word: string; fix: string; one_edit: boolean; sim: number }>(this.db, CORRECTIONS_SQL, [
+      words,
       MAX_CORRECTED_WORDS,
-      MIN_TRIGRAM_SIMILARITY,
+      CONTEXT_TRIGRAM_SIMILARITY,
       COMMON_WORD_RANK,
     ]);
-    for (const r of rows) fixes.set(r.word, r.fix);
-    return fixes;
+    for (const r of rows) {
+      // One edit away, or similar enough by trigrams; a less similar word only when the query's context picks it.
+      const candidate = { fix: r.fix, oneEdit: r.one_edit, sim: Number(r.sim), needsContext: !r.one_edit && Number(r.sim) < MIN_TRIGRAM_SIMILARITY };
+      byWord.set(r.word, [...(byWord.get(r.word) ?? []), candidate]);
+    }
+    return byWord;
   }
 
   /** The first candidate phrase naming an organisation (most courses first) or a tutor of a published course. */
@@ -184,8 +200,8 @@ const CORRECTIONS_SQL = `
        ORDER BY similarity(lower(v.word), u.word) DESC, v.word LIMIT 5
     ) s
      WHERE NOT EXISTS (SELECT 1 FROM one_edit o WHERE o.i = u.i)
-  ), candidates AS (SELECT * FROM one_edit UNION ALL SELECT * FROM similar_words)
-  SELECT DISTINCT ON (c.i) u.word, c.word AS fix
+  ), candidates AS (SELECT *, true AS one_edit FROM one_edit UNION ALL SELECT *, false FROM similar_words)
+  SELECT u.word, c.word AS fix, c.one_edit, similarity(c.word, u.word) AS sim
     FROM candidates c JOIN unknown u ON u.i = c.i
    ORDER BY c.i,
             -- how many courses use it, counted up to a cap on the small head vectors

@@ -1,5 +1,8 @@
-import type { EncodedText } from './encoder/course-texts';
-import type { Field } from './semantic/expanded-bm25';
+/** The fields of a course the expanded BM25F scores. */
+export type Bm25Field = 'title' | 'category' | 'topics' | 'description';
+
+/** What a course's sentence vector may be made of; ENCODER.texts picks one or several (one vector each). */
+export type EncodedText = 'lead' | 'title' | 'topics';
 
 // Every constant that decides how search ranks courses, in one place. Each was chosen with `npm run search:eval --
 // --tuning` (the tuning sets only; data/README.md has the figures); the eval can override them through SEARCH_EVAL_*.
@@ -10,12 +13,20 @@ import type { Field } from './semantic/expanded-bm25';
  * (keywords, corrected typos, names); a question in the learner's own words rarely does, and then the semantic
  * rankings lead.
  */
-export const FUSION = { lexicalStrong: 1, lexicalWeak: 0.1, embedded: 1, embeddedWhenLexicalStrong: 0.1, hosted: 1, encoder: 1, encoderWhenLexicalStrong: 0.1 };
+export const FUSION = {
+  lexicalStrong: 1,
+  lexicalWeak: 0.1,
+  embedded: 0.5,
+  embeddedWhenLexicalStrong: 0.1,
+  hosted: 1,
+  encoder: 2,
+  encoderWhenLexicalStrong: 0.1,
+};
 
 /** BM25F (Robertson and Zaragoza): each field's term frequency, length-normalised by its own `b`, weighed and summed. */
 export const BM25F = {
   fields: { title: { weight: 3, b: 0.5 }, category: { weight: 1, b: 0 }, topics: { weight: 1.5, b: 0.5 }, description: { weight: 1, b: 0.75 } } as Record<
-    Field,
+    Bm25Field,
     { weight: number; b: number }
   >,
   k1: 1.2,
@@ -55,3 +66,10 @@ export const ENCODER: { texts: EncodedText[]; maxChars: number; floor: number; s
   floor: 0.1,
   strong: 0.5,
 };
+
+/**
+ * Choosing a misspelt word's correction by the query's other words: how much head start the candidate preferred
+ * without context (one edit away, used by most courses) keeps, and the cosine to the context a candidate too far by
+ * trigrams needs.
+ */
+export const SPELLING = { firstBonus: 0.1, contextFloor: 0.35 };

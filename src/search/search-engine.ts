@@ -1,13 +1,14 @@
 import { publishedListItems } from '../courses/course-list';
 import type { CourseUrls } from '../courses/course-urls';
 import { InterpretedDto, RelaxedFilter, SearchResponseDto, SearchResultDto } from './dto/search.dto';
-import { LexicalSearch, RankedHit } from './lexical-search';
+import { CorrectionCandidate, LexicalSearch, RankedHit } from './lexical-search';
 import { buildConcepts, extractFilters, SearchFilters } from './query-parser';
 import { weightedRankFusion } from './rank-fusion';
-import { ENCODER, FUSION } from './ranking-weights';
+import { ENCODER, FUSION, SPELLING } from './ranking-weights';
 import { SearchSql } from './search-database';
 import { SearchLexicon, words } from './search-lexicon';
 import { EmbeddedSemantic } from './semantic/embedded-semantic';
+import type { WordVector } from './semantic/course-vector-index';
 import { SemanticSearch } from './semantic-search';
 import type { SentenceRanker } from './encoder/sentence-ranker';
 
@@ -178,11 +179,66 @@ export class SearchEngine {
     }
     const known = (w: string) => this.lexicon.stopwords.has(w) || this.lexicon.knownWords.has(w) || Boolean(this.rankers.embedded?.isKnownWord(w));
     const raw = words(rest).filter((w) => !known(w));
-    const corrections = await this.lexical.corrections(raw);
+    const corrections = await this.chooseCorrections(await this.lexical.correctionCandidates(raw), words(rest));
     const tokens = words(rest).map((w) => corrections.get(w) ?? w);
     const concepts = buildConcepts(tokens, this.lexicon, filters).slice(0, MAX_CONCEPTS);
     const text = concepts.map((c) => c[0].join(' ')).join(' ');
     return { filters, text, concepts, corrections, tokens, semanticText: tokens.join(' ') };
+  }
+
+  /**
+   * Each unknown word's correction: the candidate the query's other words point to (the cosine of its word vector with
+   * theirs: "entreprenership for startps" → startups, not starts), the first candidate (one edit away, most courses)
+   * keeping a head start of SPELLING.firstBonus; a candidate too far by trigrams only when that context picks it.
+   */
+  private async chooseCorrections(candidates: Map<string, CorrectionCandidate[]>, queryWords: string[]): Promise<Map<string, string>> {
+    const fixes = new Map<string, string>();
+    if (!candidates.size) return fixes;
+    const embedded = this.rankers.embedded;
+    // The context of a word: the query's known words, and the other misspelt words' first candidates.
+    const known = queryWords.filter((w) => !candidates.has(w));
+    const vectors: Map<string, WordVector> = embedded
+      ? await embedded.wordVectors([...known, ...[...candidates.values()].flat().map((c) => c.fix)])
+      : new Map<string, WordVector>();
+    const sumOf = (list: string[]) => {
+      let sum: Float32Array | null = null;
+      for (const w of list) {
+        const v = vectors.get(w)?.v;
+        if (!v) continue;
+        sum ??= new Float32Array(v.length);
+        for (let i = 0; i < v.length; i++) sum[i] += v[i];
+      }
+      return sum;
+    };
+    let around: Float32Array | null = null;
+    const cosine = (fix: string) => {
+      const v = vectors.get(fix)?.v;
+      if (!v || !around) return undefined;
+      let d = 0;
+      let n = 0;
+      for (let i = 0; i < v.length; i++) {
+        d += v[i] * around[i];
+        n += around[i] * around[i];
+      }
+      return n ? d / Math.sqrt(n) : undefined;
+    };
+    for (const [word, list] of candidates) {
+      around = sumOf([...known, ...[...candidates].filter(([w]) => w !== word).map(([, c]) => c[0].fix)]);
+      const fits = list.map((c) => cosine(c.fix));
+      // A candidate the vectors cannot place (a stopword of the search, like "learning") cannot be compared: the
+      // order without context decides then.
+      const comparable = list.every((c, i) => c.needsContext || fits[i] !== undefined);
+      let best: string | undefined;
+      let bestScore = -Infinity;
+      list.forEach((c, i) => {
+        const fit = fits[i];
+        if (c.needsContext && (fit === undefined || fit < SPELLING.contextFloor)) return;
+        const score = comparable ? fit! + (i === 0 ? SPELLING.firstBonus : 0) : -i;
+        if (score > bestScore) [best, bestScore] = [c.fix, score];
+      });
+      if (best) fixes.set(word, best);
+    }
+    return fixes;
   }
 
   private async hydrate(hits: RankedHit[]): Promise<SearchResultDto[]> {

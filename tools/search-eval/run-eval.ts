@@ -42,17 +42,7 @@ type Ranker = (query: string) => Promise<string[]>;
 
 const KINDS = ['natural', 'paraphrase', 'keyword', 'typo', 'filter', 'organisation'];
 // Sets whose name starts with "held-out" are never run with --tuning.
-const SETS = [
-  'old set',
-  'tuning half',
-  'tuning 2',
-  'typos (tuning)',
-  'held-out half',
-  'held-out 2',
-  'held-out 3',
-  'held-out 4',
-  'held-out typos',
-] as const;
+const SETS = ['old set', 'tuning half', 'tuning 2', 'typos (tuning)', 'held-out half', 'held-out 2', 'held-out 3', 'held-out 4', 'held-out typos'] as const;
 type SetName = (typeof SETS)[number];
 
 function load(file: string): Judged[] {

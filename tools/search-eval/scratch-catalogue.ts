@@ -20,7 +20,7 @@ const noCache = { invalidate: () => Promise.resolve() } as unknown as CatalogueC
  * A throw-away database (migrated, real catalogue and the embedded engine's word vectors loaded) for the eval and the benchmark. The server is taken from
  * SEARCH_EVAL_DATABASE_URL or DATABASE_URL (any database name; a new one is created next to it and dropped after).
  */
-export async function createScratchCatalogue(label: string): Promise<ScratchCatalogue> {
+export async function createScratchCatalogue(label: string, options: { wordVectors?: boolean } = {}): Promise<ScratchCatalogue> {
   const base = new URL(process.env.SEARCH_EVAL_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
   base.pathname = `/partner_api_${label}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const url = base.toString();
@@ -29,7 +29,7 @@ export async function createScratchCatalogue(label: string): Promise<ScratchCata
   const db = new DataSource({ ...dataSourceOptions(url), extra: { max: 4 } });
   await db.initialize();
   await CatalogueLoader.forDataSource(db, noCache).load();
-  await ensureWordVectors(preparingSql(db));
+  if (options.wordVectors !== false) await ensureWordVectors(preparingSql(db));
   return {
     url,
     db,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../../common/database';
 import { courseWordsPage, CourseWords } from '../../courses/course-list';
-import { ENCODER } from '../ranking-weights';
+import { ENCODER, EncodedText } from '../ranking-weights';
 
 /** The texts of one course that the sentence encoder reads, with each text's md5 (its key in the vector store). */
 export interface CourseTexts {
@@ -12,9 +12,6 @@ export interface CourseTexts {
 
 // Courses read per statement.
 const PAGE = 1000;
-
-/** What a course's vector may be made of; ENCODER.texts picks one or several (one vector each). */
-export type EncodedText = 'lead' | 'title' | 'topics';
 
 /**
  * The text of each kind, ≤ ENCODER.maxChars characters (the encoder's cost grows with the text, and a course's opening

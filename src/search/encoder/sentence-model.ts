@@ -22,7 +22,7 @@ export async function loadSentenceModel(): Promise<SentenceModel> {
   return {
     async encode(texts: string[]): Promise<Float32Array[]> {
       if (!texts.length) return [];
-      const rows = (await model.embed(texts)) as number[][];
+      const rows = await model.embed(texts);
       return rows.map(unit);
     },
   };

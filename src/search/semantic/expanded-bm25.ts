@@ -6,7 +6,6 @@ import { DIMENSIONS, SIF, sifWeight, yieldEvery } from './vectors';
 
 export type Field = keyof Omit<CourseText, 'id'>;
 
-
 // Expansions used by more than this share of the courses (and more than a handful) say little and cost long postings.
 const MAX_EXPANSION_SHARE = 0.25;
 const ALWAYS_EXPANDED_POSTINGS = 50;
