@@ -12,9 +12,7 @@ import { SearchEngine } from './search-engine';
 import { SearchLexicon } from './search-lexicon';
 import { EmbeddedSemantic, preparingSql } from './semantic/embedded-semantic';
 import { SemanticSearch } from './semantic-search';
-
-// The channel CatalogueCache.invalidate() publishes on after every catalogue change.
-const CATALOGUE_CHANGED = 'catalogue.changed';
+import { CATALOGUE_CHANGED } from '../redis/channels';
 
 /**
  * POST /api/search: lexical search fused with the embedded semantic engine (on by default, SEARCH_EMBEDDED_ENGINE)
