@@ -5,7 +5,7 @@ import { ERROR_CODES, ErrorCode } from './errors';
 
 /**
  * Requests Node's HTTP parser refuses before Express sees them (request line and headers over the 16 kB limit,
- * malformed HTTP) get the contract's error envelope instead of Node's bare status line.
+ * malformed HTTP) get the JSON error envelope instead of Node's bare status line.
  */
 export function answerClientErrorsWithEnvelope(server: Server): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {

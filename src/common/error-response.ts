@@ -46,7 +46,7 @@ const DEPENDENCY_MESSAGES =
 // TypeORM's errors for a transaction whose connection broke (a query after the release, a rollback of a lost BEGIN).
 const DEPENDENCY_ERROR_NAMES = new Set(['DependencyUnavailableError', 'QueryRunnerAlreadyReleasedError', 'MaxRetriesPerRequestError']);
 
-/** Failures and timeouts of PostgreSQL or Redis: answered 503, never 500 (contract sections 2 and 20). */
+/** Failures and timeouts of PostgreSQL or Redis: answered 503, never 500, since a retry can succeed. */
 export function isDependencyDown(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   const e = err as { code?: string; message?: string; name?: string };
@@ -55,7 +55,7 @@ export function isDependencyDown(err: unknown): boolean {
   return DEPENDENCY_MESSAGES.test(e.message ?? '');
 }
 
-/** Turns anything thrown into the contract's error envelope. Used by the exception filter and the idempotency layer. */
+/** Turns anything thrown into the error envelope. Used by the exception filter and the idempotency layer. */
 export function renderError(err: unknown, requestId: string): RenderedError {
   let code: ErrorCode = 'internal_error';
   let message: string = ERROR_CODES.internal_error[1];
