@@ -86,7 +86,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
         }
         delete op['x-conditional'];
       }
-      // Any /api route can fail unexpectedly (contract section 2): the same 500 envelope everywhere.
+      // Any /api route can fail unexpectedly: the same 500 envelope everywhere, so partners handle it once.
       if (path.startsWith('/api/')) op.responses['500'] ??= { $ref: `#/components/responses/${INTERNAL_ERROR}` };
     }
   }

@@ -4,7 +4,7 @@ import { base62Encode, randomChars } from '../common/ids';
 import type { Mode } from '../common/scope';
 
 /**
- * API key format (contract section 3): `eck_test_` or `eck_live_`, 32 random base62 characters from the
+ * API key format: `eck_test_` or `eck_live_`, 32 random base62 characters from the
  * CSPRNG, then 6 base62 characters of the CRC32 of everything before them. The checksum lets us refuse
  * typos and garbage before touching PostgreSQL or Redis.
  */

@@ -29,7 +29,7 @@ const LAST_USED_EVERY_MS = 60_000;
 /**
  * Verified keys cached in process for three seconds, so a request costs no database round trip.
  * Revocation, suspension and plan changes publish on Redis and clear every instance's cache at once;
- * the short TTL bounds staleness to well under the contract's 5 s even if a message is lost.
+ * the short TTL bounds staleness to well under the 5 s a revocation may take even if a message is lost.
  * Both caches evict the least recently used entry when full, and unknown keys have their own, so a flood of
  * forged keys neither costs a lookup each time one repeats nor pushes valid keys out.
  */

@@ -16,6 +16,7 @@ import { AuthFailureLimiter } from './auth-failure-limiter';
 import { ADMIN_ONLY, LIVE_ADMIN_ONLY, liveAdminRequired, PLAN_FEATURE } from './auth.decorators';
 import { IS_PUBLIC } from './public.decorator';
 import { UsageLimiter, UsageOutcome } from './usage-limiter';
+import { MAX_INT_ID } from '../common/params';
 
 /**
  * The one API-key guard, driven by route metadata (@Public, @AdminOnly, @PlanFeature). In order:
@@ -103,7 +104,7 @@ export class ApiKeyGuard implements CanActivate {
     const partnerHeader = req.headers['x-partner-id'];
     const modeHeader = req.headers['x-partner-mode'];
     if (partnerHeader === undefined) return this.contextOf(record, { partnerId: record.partnerId, mode: record.mode });
-    if (typeof partnerHeader !== 'string' || !/^[1-9]\d{0,9}$/.test(partnerHeader) || Number(partnerHeader) > 2_147_483_647) {
+    if (typeof partnerHeader !== 'string' || !/^[1-9]\d{0,9}$/.test(partnerHeader) || Number(partnerHeader) > MAX_INT_ID) {
       throw new DomainError('validation_failed', [{ field: 'X-Partner-Id', message: 'X-Partner-Id must be a partner id' }]);
     }
     if (modeHeader !== undefined && modeHeader !== 'test' && modeHeader !== 'live') {

@@ -23,7 +23,7 @@ export class CertificatesService {
   ) {}
 
   /**
-   * Manual issue (contract section 7). `actsForPartner` is false for an admin call without X-Partner-Id:
+   * Manual issue by a partner or an admin. `actsForPartner` is false for an admin call without X-Partner-Id:
    * the learner is then found by the global user id and the certificate belongs to that learner's partner and mode.
    */
   async issue(auth: AuthContext, actsForPartner: boolean, dto: IssueCertificateDto): Promise<CertificateDto> {

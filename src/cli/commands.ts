@@ -12,7 +12,7 @@ function modeOption(value: string | true | undefined, fallback: Mode): Mode {
   return value as Mode;
 }
 
-/** Operator commands by their two-word name (contract section 4). Each prints one JSON object. */
+/** Operator commands by their two-word name. Each prints one JSON object, for scripts. */
 export const CLI_COMMANDS: Record<string, CliCommand> = {
   'admin-key create': async (app, args) => {
     const key = await app.get(PartnersService).createAdminKey(requireOption(args, 'name'), modeOption(args.options.mode, 'live'));

@@ -8,7 +8,7 @@ export const HEADERS_TIMEOUT_MS = 15_000;
 
 /**
  * Requests Node's HTTP parser refuses before Express sees them (request line and headers over the 16 kB limit,
- * malformed HTTP) get the contract's error envelope instead of Node's bare status line.
+ * malformed HTTP) get the JSON error envelope instead of Node's bare status line.
  */
 export function answerClientErrorsWithEnvelope(server: Server): void {
   // A client trickling header lines (one every few seconds) would otherwise hold its socket for Node's 60 s, checked

@@ -49,7 +49,7 @@ const DEPENDENCY_MESSAGES =
 // MaxRetriesPerRequestError, and our own DependencyUnavailableError.
 const DEPENDENCY_ERROR_NAME = /AlreadyReleased|NotConnected|DependencyUnavailable|MaxRetriesPerRequest/;
 
-/** Failures and timeouts of PostgreSQL or Redis: answered 503, never 500 (contract sections 2 and 20). */
+/** Failures and timeouts of PostgreSQL or Redis: answered 503, never 500, since a retry can succeed. */
 export function isDependencyDown(err: unknown): boolean {
   // Wrapped errors (TypeORM's driverError, an Error's cause) are looked through, a few levels deep.
   for (let e = err, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
@@ -62,7 +62,7 @@ export function isDependencyDown(err: unknown): boolean {
   return false;
 }
 
-/** Turns anything thrown into the contract's error envelope. Used by the exception filter and the idempotency layer. */
+/** Turns anything thrown into the error envelope. Used by the exception filter and the idempotency layer. */
 export function renderError(err: unknown, requestId: string): RenderedError {
   let code: ErrorCode = 'internal_error';
   let message: string = ERROR_CODES.internal_error[1];

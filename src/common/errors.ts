@@ -1,5 +1,5 @@
 /**
- * Every error code of the contract (section 2) with its HTTP status and default message.
+ * Every error code the API answers with, its HTTP status and default message.
  * Feature code throws `new DomainError(code, details?)`; the exception filter renders the envelope.
  */
 export const ERROR_CODES = {

@@ -10,7 +10,7 @@ export interface ErrorResponseCounter {
   countErrorResponse(code: string): void;
 }
 
-/** The single place where anything thrown becomes the contract's error envelope. */
+/** The single place where anything thrown becomes the error envelope. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
@@ -41,7 +41,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
 /**
  * Nest's not-found handler throws `Cannot METHOD /path` when no route matched. When the path exists for other
- * methods the answer is 405 `method_not_allowed` with `Allow` (contract section 18), otherwise 404 `route_not_found`.
+ * methods the answer is 405 `method_not_allowed` with `Allow`, as HTTP requires, otherwise 404 `route_not_found`.
  */
 function noRouteFor(exception: unknown, req: Request): unknown {
   if (!(exception instanceof NotFoundException) || !exception.message.startsWith('Cannot ')) return exception;

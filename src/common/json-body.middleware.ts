@@ -62,7 +62,7 @@ async function sdpBody(req: Request, res: Response, next: NextFunction, type: st
 }
 
 /**
- * Contract section 1 for request bodies, in one middleware with a fast path for reads: a body must be
+ * The request-body rules, in one middleware with a fast path for reads: a body must be
  * `application/json` (415), at most 100 kB (512 kB for bulk enrolment) (413), valid JSON (400 invalid_json) and a JSON object.
  * Errors are thrown inside Nest's middleware proxy, so the global filter renders them in the envelope.
  */

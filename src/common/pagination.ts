@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
 
-/** `page` and `limit` query parameters shared by every list endpoint (contract section 1). */
+/** `page` and `limit` query parameters shared by every list endpoint. */
 export class PageQuery {
   @ApiPropertyOptional({ minimum: 1, default: 1, example: 1 })
   @Type(() => Number)

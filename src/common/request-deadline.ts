@@ -7,7 +7,7 @@ import { assignRequestId } from './request-id';
 export const DEADLINE_MARGIN_MS = 250;
 
 /**
- * Contract section 20: every request is answered within REQUEST_TIMEOUT_MS, whatever PostgreSQL or Redis are doing.
+ * Every request is answered within REQUEST_TIMEOUT_MS, whatever PostgreSQL or Redis are doing: a client never hangs.
  * Just before it (request-lifecycle.ts arms the timer), a request whose response has not started gets 503
  * service_unavailable (with Retry-After); the handler may still finish in the background, and whatever it then
  * writes is dropped (a write it committed is kept, and an Idempotency-Key retry gets its real response).

@@ -11,7 +11,7 @@ export type FinishedRequestObserver = (req: Request, res: Response, elapsedMs: n
  * timer and closure is paid on every request, so the per-request plumbing is not spread over several):
  * - its request id (echoed or generated), kept in AsyncLocalStorage for every log line written on its behalf;
  * - `X-Content-Type-Options: nosniff`;
- * - the deadline of contract section 20 (503 just before `timeoutMs`, see request-deadline.ts);
+ * - the request deadline (503 just before `timeoutMs`, see request-deadline.ts);
  * - the observers, called when the response has been written.
  */
 export function requestLifecycle(timeoutMs: number, observers: FinishedRequestObserver[]) {

@@ -85,7 +85,7 @@ export function ApiErrors(...codes: ErrorCode[]) {
   return applyDecorators(...decorators);
 }
 
-/** Errors any keyed route can give (contract sections 2 and 3). */
+/** Errors any keyed route can give: key, plan, quota, origin and rate refusals, and a dependency being down. */
 export const KEYED_ERRORS: ErrorCode[] = [
   'missing_api_key',
   'invalid_api_key',

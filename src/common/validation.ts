@@ -38,7 +38,7 @@ function documentedProperties(metatype: unknown): Record<string, Documented> | n
 
 /**
  * class-validator's @IsOptional() lets `null` through like a missing field. A field the OpenAPI document does not
- * declare `nullable` refuses `null` (contract section 17: the document and the service accept the same requests).
+ * declare `nullable` refuses `null`, so the OpenAPI document and the service accept the same requests.
  */
 export function nullFields(value: unknown, metatype: unknown, parent = ''): FieldError[] {
   const props = documentedProperties(metatype);

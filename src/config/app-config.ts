@@ -63,11 +63,11 @@ export interface AppConfig {
     iceServers: Array<{ urls: string | string[]; username?: string; credential?: string }>;
   };
   limits: {
-    /** Self-service registrations per client IP per hour (contract: 5). */
+    /** Self-service registrations per client IP per hour (5 by default: enough for a person, too few for a script). */
     registrationsPerHour: number;
     /** Keyless certificate requests (verification, page, credential, key set, download) per client IP per minute, each route counted apart. */
     verificationsPerMinute: number;
-    /** Failed key authentications per client IP per minute before 401 turns into 429 (contract: 30). */
+    /** Failed key authentications per client IP per minute before 401 turns into 429 (30 by default: slows key guessing). */
     authFailuresPerMinute: number;
   };
 }

@@ -1,7 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import { CATALOGUE_CHANGED } from '../redis/channels';
 import { RedisService } from '../redis/redis.service';
 
-const CHANNEL = 'catalogue.changed';
 const TTL_MS = 2000;
 const MAX_ENTRIES = 2000;
 
@@ -18,7 +18,7 @@ export class CatalogueCache implements OnModuleInit {
   constructor(private readonly redis: RedisService) {}
 
   onModuleInit(): void {
-    this.redis.subscribe(CHANNEL, () => this.clearLocal());
+    this.redis.subscribe(CATALOGUE_CHANGED, () => this.clearLocal());
   }
 
   /** One load per key at a time: when an entry expires under load, concurrent callers share the same query. */
@@ -47,6 +47,6 @@ export class CatalogueCache implements OnModuleInit {
   /** Called after a catalogue change commits: clears this process now and every other one via Redis. */
   async invalidate(): Promise<void> {
     this.clearLocal();
-    await this.redis.publish(CHANNEL, String(Date.now())).catch(() => undefined);
+    await this.redis.publish(CATALOGUE_CHANGED, String(Date.now())).catch(() => undefined);
   }
 }

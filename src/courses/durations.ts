@@ -1,4 +1,4 @@
-/** Course duration: whole hours "<n>h"; under an hour "<n>m" (contract section 12). */
+/** Course duration: whole hours "<n>h"; under an hour "<n>m". */
 export function formatCourseDuration(minutes: number): string {
   if (minutes < 60) return `${Math.max(1, Math.round(minutes))}m`;
   return `${Math.round(minutes / 60)}h`;

@@ -7,6 +7,7 @@ import { ApiErrors } from '../common/swagger';
 import { ORIGIN_PATTERN } from '../common/text';
 import { CorsOrigins } from '../partners/cors-origins';
 import { CoursePagesService } from './course-pages.service';
+import { MAX_INT_ID } from '../common/params';
 
 @ApiTags('Pages')
 @Public()
@@ -26,7 +27,7 @@ export class PreviewController {
   @ApiNotFoundResponse({ description: 'No published course with this id (plain text)' })
   @ApiErrors('service_unavailable')
   async course(@Param('id') raw: string, @Res() res: Response): Promise<void> {
-    const id = /^[1-9]\d{0,9}$/.test(raw) && Number(raw) <= 2_147_483_647 ? Number(raw) : null;
+    const id = /^[1-9]\d{0,9}$/.test(raw) && Number(raw) <= MAX_INT_ID ? Number(raw) : null;
     const html = id === null ? null : await this.pages.preview(id);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     if (html === null) {

@@ -5,6 +5,7 @@ import { Public } from '../auth/public.decorator';
 import { RawResponse } from '../common/envelope.interceptor';
 import { ApiErrors } from '../common/swagger';
 import { CoursePagesService } from './course-pages.service';
+import { MAX_INT_ID } from '../common/params';
 
 const SVG_FILE = /^([1-9]\d{0,9})\.svg$/;
 
@@ -23,7 +24,7 @@ export function sendSvg(res: Response, svg: string | null): void {
 export function idOfFile(file: string): number | null {
   const match = SVG_FILE.exec(file);
   const id = match ? Number(match[1]) : null;
-  return id !== null && id <= 2_147_483_647 ? id : null;
+  return id !== null && id <= MAX_INT_ID ? id : null;
 }
 
 @ApiTags('Pages')

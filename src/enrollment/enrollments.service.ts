@@ -12,6 +12,7 @@ import { EnrollmentProgressView, ProgressCounts } from './enrollment-progress';
 import { Enrollment } from './enrollment.entity';
 import { toEnrollmentView } from './enrollment.mapper';
 import { EnrollmentsRepository } from './enrollments.repository';
+import { MAX_INT_ID } from '../common/params';
 
 export type { EnrollmentProgressView } from './enrollment-progress';
 
@@ -126,7 +127,7 @@ export class EnrollmentsService {
 
   /** The caller's enrolment, optionally locked (FOR UPDATE) for a progress change; 404 for anyone else's. */
   async find(em: EntityManager | undefined, scope: Scope, id: number, lock = false): Promise<Enrollment> {
-    const enrollment = id >= 1 && id <= 2_147_483_647 ? await this.repo.find(scope, id, { em, lock }) : null;
+    const enrollment = id >= 1 && id <= MAX_INT_ID ? await this.repo.find(scope, id, { em, lock }) : null;
     if (!enrollment) throw new DomainError('enrollment_not_found');
     return enrollment;
   }

@@ -1,6 +1,6 @@
 /**
  * Every domain event and its payload. The public part (PublicEventMap) is exactly the nine webhook
- * event types of spec section 6 with the payloads of contract section 11, so a wrong payload does not compile.
+ * event types partners receive, with their payloads, so a wrong payload does not compile.
  * Adding an event is one entry here plus a `tx.record(...)` call where it happens.
  */
 export interface PublicEventMap {

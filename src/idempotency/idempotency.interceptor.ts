@@ -16,7 +16,7 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
 type Start = { kind: 'run' } | { kind: 'replay'; status: number; body: unknown } | { kind: 'refuse'; error: DomainError };
 
 /**
- * Contract sections 13 and 20 for every keyed POST: the first response (status and body, deterministic 4xx
+ * Safe retries for every keyed POST: the first response (status and body, deterministic 4xx
  * included) is kept 24 h per partner, mode and key, encrypted, and replayed with `Idempotent-Replayed: true`;
  * another body is 422, a retry while the first runs is 409. A 5xx frees the key unless the write was committed.
  *

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 
-/** Documents the Idempotency-Key header that every POST accepts (contract section 13). */
+/** Documents the Idempotency-Key header that every POST accepts. */
 export const ApiIdempotencyKey = () =>
   applyDecorators(
     ApiHeader({

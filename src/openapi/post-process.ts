@@ -6,7 +6,7 @@ import { webhookSection } from './webhooks';
 
 /**
  * Turns the document @nestjs/swagger builds (OpenAPI 3.0, numbers without integers, open objects) into the exact
- * OpenAPI 3.1 document partners rely on (contract section 17): integer types, formats, closed request bodies, `null`
+ * OpenAPI 3.1 document partners build clients from: integer types, formats, closed request bodies, `null`
  * only where declared, every status and header the service can send, `Idempotency-Key` on every POST, and the nine
  * webhook events. Applied wherever the document is built (served at /docs/openapi.json, exported by the scripts).
  */

@@ -11,6 +11,7 @@ import { UpdatePartnerDto } from './dto/partner.dto';
 import { Partner } from './partner.entity';
 import { toAdminPartnerView, toPartnerView, toPlanView } from './partner.mapper';
 import { PartnersRepository } from './partners.repository';
+import { MAX_INT_ID } from '../common/params';
 
 const OPERATOR = { name: 'Platform operators', email: 'operators@platform.invalid' };
 
@@ -54,7 +55,7 @@ export class PartnersService {
 
   async get(partnerId: number): Promise<Partner> {
     // An id past the int column's range is no partner (PostgreSQL would reject it with 22003).
-    if (!Number.isInteger(partnerId) || partnerId < 1 || partnerId > 2_147_483_647) throw new DomainError('partner_not_found');
+    if (!Number.isInteger(partnerId) || partnerId < 1 || partnerId > MAX_INT_ID) throw new DomainError('partner_not_found');
     const partner = await this.repo.find(partnerId);
     if (!partner) throw new DomainError('partner_not_found');
     return partner;

@@ -2,7 +2,7 @@ import type { Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
 
 /**
- * Start-up check of what the service needs from Redis (contract section 20). An evicting policy is a warning:
+ * Start-up check of what the service needs from Redis (it may lose its data, not evict keys). An evicting policy is a warning:
  * BullMQ needs `maxmemory-policy noeviction` (evicted job keys corrupt queues) and an evicted quota counter or
  * idempotency entry silently costs a PostgreSQL round trip, or worse. No persistence is only worth a note: the
  * service rebuilds what it needs from PostgreSQL (deliveries are swept, counters restored).

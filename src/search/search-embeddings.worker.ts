@@ -6,12 +6,11 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { queueOptions } from '../redis/queue-options';
+import { CATALOGUE_CHANGED } from '../redis/channels';
 import { RedisService } from '../redis/redis.service';
 import { EMBED_PENDING_JOB, EmbedPendingCoursesJob, SEARCH_EMBEDDINGS_QUEUE } from './embed-pending-courses.job';
 import { EmbeddingsClient } from './embeddings.client';
 
-// The channel CatalogueCache.invalidate() publishes on after every catalogue change.
-const CATALOGUE_CHANGED = 'catalogue.changed';
 // Catches changes written without a notification (e.g. direct SQL).
 const SWEEP_EVERY_MS = 5 * 60_000;
 

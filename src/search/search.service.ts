@@ -15,9 +15,7 @@ import { SemanticSearch } from './semantic-search';
 import { SentenceRanker } from './encoder/sentence-ranker';
 import { EncoderIndexStatus, SentenceVectorStore } from './encoder/vector-store';
 import { SENTENCE_MODEL } from './encoder/sentence-model';
-
-// The channel CatalogueCache.invalidate() publishes on after every catalogue change.
-const CATALOGUE_CHANGED = 'catalogue.changed';
+import { CATALOGUE_CHANGED } from '../redis/channels';
 
 /**
  * POST /api/search: lexical search fused with the embedded semantic engine (on by default, SEARCH_EMBEDDED_ENGINE),

@@ -8,6 +8,7 @@ import { TransactionRunner, Tx } from '../events/transaction-runner';
 import { CreateUserDto, ListUsersQuery, UpsertUserDto, UserDto } from './dto/user.dto';
 import { User } from './user.entity';
 import { UsersRepository } from './users.repository';
+import { MAX_INT_ID } from '../common/params';
 
 export function toUserView(u: User): UserDto {
   return { id: u.id, external_user_id: u.externalUserId, name: u.name, email: u.email, created_at: u.createdAt.toISOString() };
@@ -26,8 +27,6 @@ export interface UserSnapshot {
 function snapshotOf(u: User): UserSnapshot {
   return { id: u.id, partnerId: u.partnerId, mode: u.mode, externalUserId: u.externalUserId, name: u.name, email: u.email };
 }
-
-const MAX_ID = 2_147_483_647;
 
 @Injectable()
 export class UsersService {
@@ -79,7 +78,7 @@ export class UsersService {
   }
 
   async get(scope: Scope, id: number, em?: EntityManager): Promise<User> {
-    const user = id >= 1 && id <= MAX_ID ? await this.repo.findById(scope, id, em) : null;
+    const user = id >= 1 && id <= MAX_INT_ID ? await this.repo.findById(scope, id, em) : null;
     if (!user) throw new DomainError('user_not_found');
     return user;
   }
@@ -100,7 +99,7 @@ export class UsersService {
    * call without X-Partner-Id and for hooks, which carry no scope.
    */
   async snapshotAnyScope(id: number, em?: EntityManager): Promise<UserSnapshot | null> {
-    const user = id >= 1 && id <= MAX_ID ? await this.repo.findAnyById(id, em) : null;
+    const user = id >= 1 && id <= MAX_INT_ID ? await this.repo.findAnyById(id, em) : null;
     return user && snapshotOf(user);
   }
 

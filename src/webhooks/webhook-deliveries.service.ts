@@ -41,7 +41,7 @@ export class WebhookDeliveriesService {
     );
   }
 
-  /** One delivery with the exact body sent and every attempt, oldest first (contract section 15). */
+  /** One delivery with the exact body sent and every attempt, oldest first. */
   async get(scope: Scope, webhookId: string, deliveryId: string) {
     const sub = await this.webhooks.find(scope, webhookId);
     const delivery = await this.findDelivery(scope, sub, deliveryId);
@@ -67,7 +67,7 @@ export class WebhookDeliveriesService {
   }
 
   /**
-   * Contract section 15: every failed or skipped delivery of the subscription created since `since` becomes pending
+   * Recovery: every failed or skipped delivery of the subscription created since `since` becomes pending
    * again (a new retry schedule, same webhook_id and bytes) in one statement, then is queued. Once the rows are
    * pending, PostgreSQL holds the promise: if Redis refuses the jobs, the worker's sweep sends them (section 20).
    */

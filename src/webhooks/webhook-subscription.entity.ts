@@ -19,7 +19,7 @@ export class WebhookSubscription extends PartnerOwned {
   @Column({ name: 'secret_encrypted', type: 'text' })
   secretEncrypted: string;
 
-  /** The secret before the last rotation, still signing until previousSecretExpiresAt (contract section 15). */
+  /** The secret before the last rotation, still signing until previousSecretExpiresAt. */
   @Column({ name: 'secret_previous_encrypted', type: 'text', nullable: true })
   secretPreviousEncrypted: string | null;
 

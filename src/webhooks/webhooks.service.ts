@@ -93,7 +93,7 @@ export class WebhooksService {
   }
 
   /**
-   * Contract section 15: the new secret signs from now on; the current one becomes the previous secret and keeps
+   * Rotation with overlap: the new secret signs from now on; the current one becomes the previous secret and keeps
    * signing beside it until `previous_secret_expires_in` seconds from now (a previous secret of an earlier rotation
    * is dropped). Serialised per partner and mode, so two rotations at once cannot lose a secret.
    */
@@ -156,7 +156,7 @@ export class WebhooksService {
     }
   }
 
-  /** Contract 11: absolute http(s) URL, https for live keys, an allowed port, and (unless allowed) not a private or reserved target. */
+  /** A target we may call: absolute http(s) URL, https for live keys, an allowed port, and (unless allowed) not a private or reserved target. */
   private async checkUrl(raw: string, mode: Mode): Promise<void> {
     let url: URL;
     try {

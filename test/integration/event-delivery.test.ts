@@ -14,8 +14,7 @@ let receiver: WebhookReceiver;
 const SECRET = 'event-delivery-secret-0123456789';
 
 beforeAll(async () => {
-  // Its own queue: workers of other test files must not take these deliveries.
-  t = await startApp({ REDIS_PREFIX: `${process.env.REDIS_PREFIX}-flows` });
+  t = await startApp();
   receiver = await new WebhookReceiver().start();
 });
 afterAll(async () => {

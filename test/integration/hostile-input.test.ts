@@ -17,7 +17,7 @@ import {
   Sent,
 } from '../support/fuzz';
 
-// Issue 9, item 3: generated garbage at every operation of the OpenAPI document (and the public pages), asserting
+// Generated garbage at every operation of the OpenAPI document (and the public pages), asserting
 // never a 5xx, the error envelope on every 4xx, no internals in any body, and no write for a rejected request.
 // Requests run one at a time so that a database fingerprint taken around each write isolates that request.
 

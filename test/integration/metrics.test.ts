@@ -4,8 +4,7 @@ import { waitFor, WebhookReceiver } from '../support/webhook-receiver';
 
 let t: TestApp;
 beforeAll(async () => {
-  // Its own queue: a worker of another test file must not take (and count) this app's deliveries.
-  t = await startApp({ METRICS_TOKEN: 'metrics-token-for-tests', REDIS_PREFIX: `${process.env.REDIS_PREFIX}-metrics` });
+  t = await startApp({ METRICS_TOKEN: 'metrics-token-for-tests' });
 });
 afterAll(() => t.close());
 

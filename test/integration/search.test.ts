@@ -6,7 +6,7 @@ import { startApp, TestApp } from '../support/app';
 let t: TestApp;
 let api: HttpClient;
 // This file pins the lexical ranking (keywords, filters, typos, synonyms), so the embedded semantic engine is off here:
-// with it on, results would also depend on other files' courses in the shared database and on when its index is built.
+// with it on, results would also depend on when its index is built.
 // The engine and its fusion are tested in search-semantic-engine and search-real-catalogue.
 beforeAll(async () => {
   t = await startApp({ SEARCH_EMBEDDED_ENGINE: 'false' });

@@ -12,10 +12,8 @@ const DISABLE_AFTER_MS = 1000;
 let t: TestApp;
 let receiver: WebhookReceiver;
 beforeAll(async () => {
-  // Its own queue: workers of other test files (default settings) must not take these deliveries.
   [t, receiver] = await Promise.all([
     startApp({
-      REDIS_PREFIX: `${process.env.REDIS_PREFIX}-autodisable`,
       WEBHOOK_DISABLE_AFTER_MS: String(DISABLE_AFTER_MS),
       WEBHOOK_RETRY_DELAYS_MS: '400,400,400,400,400',
     }),

@@ -18,8 +18,7 @@ import { ReceivedRequest, waitFor, WebhookReceiver } from '../support/webhook-re
 let t: TestApp;
 let receiver: WebhookReceiver;
 beforeAll(async () => {
-  // Its own queue: workers of other test files must not take these deliveries.
-  [t, receiver] = await Promise.all([startApp({ REDIS_PREFIX: `${process.env.REDIS_PREFIX}-trust` }), new WebhookReceiver().start()]);
+  [t, receiver] = await Promise.all([startApp(), new WebhookReceiver().start()]);
 });
 afterAll(async () => {
   await t.close();

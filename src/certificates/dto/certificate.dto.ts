@@ -1,17 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { MAX_INT_ID } from '../../common/params';
 
 export class IssueCertificateDto {
   @ApiProperty({ example: 501, description: 'The learner (platform user id).' })
   @IsInt()
   @Min(1)
-  @Max(2_147_483_647)
+  @Max(MAX_INT_ID)
   user_id: number;
 
   @ApiProperty({ example: 42, description: 'A course the learner is enrolled in.' })
   @IsInt()
   @Min(1)
-  @Max(2_147_483_647)
+  @Max(MAX_INT_ID)
   course_id: number;
 
   @ApiPropertyOptional({

@@ -19,6 +19,7 @@ import {
 import { trimString } from '../../common/text';
 import { Level, LEVELS } from '../course-level';
 import { CourseDetailDto } from './course.dto';
+import { MAX_INT_ID } from '../../common/params';
 
 const URL_RULE = { protocols: ['http', 'https'], require_protocol: true };
 const MAX_TOPICS = 200;
@@ -128,7 +129,7 @@ export class CreateCourseDto {
   @IsOptional()
   @IsInt()
   @Min(1)
-  @Max(2_147_483_647)
+  @Max(MAX_INT_ID)
   tutor_id?: number;
 
   @ApiPropertyOptional({ type: NewTutorDto, description: 'A new tutor; or give `tutor_id` (not both).' })

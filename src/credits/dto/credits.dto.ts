@@ -1,12 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { PageMetaDto } from '../../common/pagination';
+import { MAX_INT_ID } from '../../common/params';
 
 export class TopUpDto {
   @ApiProperty({ example: 501, description: 'The learner to credit (one of yours, in this mode).' })
   @IsInt()
   @Min(1)
-  @Max(2_147_483_647)
+  @Max(MAX_INT_ID)
   user_id: number;
 
   @ApiProperty({ example: 100, minimum: 1, maximum: 1_000_000 })

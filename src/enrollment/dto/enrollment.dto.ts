@@ -2,12 +2,13 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { UserRefDto } from '../../users/dto/user.dto';
 import { PageMetaDto } from '../../common/pagination';
+import { MAX_INT_ID } from '../../common/params';
 
 export class EnrollDto extends UserRefDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: 2_147_483_647, example: 12, description: 'A published course.' })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_INT_ID, example: 12, description: 'A published course.' })
   @IsInt()
   @Min(1)
-  @Max(2_147_483_647)
+  @Max(MAX_INT_ID)
   course_id: number;
 
   @ApiPropertyOptional({ example: true, default: true, description: "Deduct the course's credit_cost from the learner's balance (402 when it is too low)." })
@@ -52,7 +53,7 @@ export class ProgressDto {
   @ApiProperty({ example: 77, description: 'A topic of the enrolment’s course.' })
   @IsInt()
   @Min(1)
-  @Max(2_147_483_647)
+  @Max(MAX_INT_ID)
   topic_id: number;
 
   @ApiPropertyOptional({ example: true, description: 'For a has_quiz topic: the quiz was passed. A has_quiz topic counts as passed only with true.' })

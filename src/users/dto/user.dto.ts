@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsEmail, IsInt, IsNotEmpty, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { PageQuery, PageMetaDto } from '../../common/pagination';
 import { trimString } from '../../common/text';
+import { MAX_INT_ID } from '../../common/params';
 
 export class CreateUserDto {
   @ApiProperty({ example: 'acme-user-1001', minLength: 1, maxLength: 128, description: 'Your own reference for the learner; unique per partner and mode.' })
@@ -42,14 +43,14 @@ export class UserRefDto {
   @ApiPropertyOptional({
     type: 'integer',
     minimum: 1,
-    maximum: 2_147_483_647,
+    maximum: MAX_INT_ID,
     example: 501,
     description: 'Platform user id; give this or external_user_id (or both, naming the same user).',
   })
   @IsOptional()
   @IsInt()
   @Min(1)
-  @Max(2_147_483_647)
+  @Max(MAX_INT_ID)
   user_id?: number;
 
   @ApiPropertyOptional({ example: 'acme-user-1001', minLength: 1, maxLength: 128 })

@@ -78,7 +78,7 @@ export class DeliveryAttemptDto {
   request_headers: Record<string, string> | null;
 }
 
-/** The list item, with `attempts` as the history itself rather than its count (contract section 15). */
+/** The list item, with `attempts` as the history itself rather than its count. */
 export class DeliveryDetailDto extends OmitType(DeliveryDto, ['attempts'] as const) {
   @ApiProperty({
     type: 'object',

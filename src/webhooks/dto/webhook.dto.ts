@@ -64,7 +64,7 @@ export class UpdateWebhookDto {
 
 export class ListWebhooksQuery extends PageQuery {}
 
-/** What registration answers (contract section 11): the secret is never echoed. */
+/** What registration answers: the secret is never echoed, so it appears in no log or replay. */
 export class WebhookCreatedDto {
   @ApiProperty({ example: 'whk_4f9TzQe1LmN8pR2sV6xY0a' })
   id: string;

@@ -36,7 +36,7 @@ const UNREADABLE_RETRY_MS = 60_000;
  * the attempt; 2xx done, 410 disables the subscription, anything else is thrown so BullMQ retries on the configured
  * schedule. A delivery whose subscription is disabled when it comes due is recorded `skipped`, not sent.
  *
- * The delivery row is the truth (contract section 20): the retry budget is counted from its attempts, and a
+ * The delivery row is the truth, not the queue job: the retry budget is counted from its attempts, and a
  * job is only a way to reach it (the sweep re-enqueues due deliveries whose job Redis lost). A failure of
  * PostgreSQL or Redis is not an attempt: the job is put back without using one up, and a 2xx whose record failed
  * is recorded once the database is back. A job finishes only after its record has committed, so an attempt is

@@ -99,7 +99,7 @@ export class DeliveryStore implements BeforeApplicationShutdown {
     ]);
   }
 
-  /** A delivery that came due while its subscription is disabled: not sent, kept for `recover` (contract section 15). */
+  /** A delivery that came due while its subscription is disabled: not sent, kept for `recover`. */
   async settleSkipped(deliveryId: string): Promise<void> {
     await affected(this.dataSource, `UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL WHERE id = $1 AND status = 'pending'`, [
       deliveryId,
@@ -180,7 +180,7 @@ export class DeliveryStore implements BeforeApplicationShutdown {
    * one round trip). Every attempt of a delivery that still exists is kept; only a pending delivery changes state (a
    * late record of an attempt whose delivery settled meanwhile is history, not a new outcome).
    *
-   * Subscription health (contract section 15): `failing_since` is the first failed attempt since the last success. A
+   * Subscription health: `failing_since` is the first failed attempt since the last success. A
    * success clears it; a failure when it is older than WEBHOOK_DISABLE_AFTER_MS disables the subscription. A healthy
    * subscription's row is not written (the WHERE filters it out), so successes cost one index probe.
    */

@@ -10,7 +10,7 @@ const PAGE = 1000;
 const MAX_GRACE_MS = 5000;
 
 /**
- * Deliveries are driven by PostgreSQL (contract section 20): every WEBHOOK_SWEEP_INTERVAL_MS the worker
+ * Deliveries are driven by PostgreSQL, since Redis may lose its data: every WEBHOOK_SWEEP_INTERVAL_MS the worker
  * re-enqueues every due delivery, pending with its next attempt time (or, never attempted, its creation) passed,
  * whether its queue job still exists or Redis lost it (a restart without persistence, a failover, an attempt lost
  * mid-flight). Enqueueing is idempotent (job id = delivery id, finished jobs removed at once), so a delivery whose

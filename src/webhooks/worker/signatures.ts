@@ -7,7 +7,7 @@ export interface SigningSecrets {
 }
 
 /**
- * The signature headers of one attempt (contract sections 11 and 15). Standard Webhooks: `webhook-signature` is
+ * The signature headers of one attempt. Standard Webhooks: `webhook-signature` is
  * `v1,` + base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}", keyed with the secret's UTF-8 bytes (so a
  * library given `whsec_` + base64(secret) verifies it); during an overlap both secrets sign, space-separated, newest
  * first. `X-SVC-Signature` signs the body alone, as before, with the current secret; `X-SVC-Signature-Previous` with

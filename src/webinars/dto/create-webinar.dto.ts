@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { IsIsoTimestamp } from '../../common/iso-timestamp';
 import { trimString } from '../../common/text';
+import { MAX_INT_ID } from '../../common/params';
 
 const FIVE_MINUTES_MS = 5 * 60_000;
 
@@ -17,7 +18,7 @@ export class CreateWebinarDto {
   @ApiProperty({ example: 501, description: 'One of your users (by platform user id) who hosts the session.' })
   @IsInt()
   @Min(1)
-  @Max(2_147_483_647)
+  @Max(MAX_INT_ID)
   host_id: number;
 
   @ApiProperty({ example: '2026-12-01T15:00:00Z', description: 'ISO 8601 with a UTC offset; at most 5 minutes in the past.' })

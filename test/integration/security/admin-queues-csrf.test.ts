@@ -6,7 +6,7 @@ import { queuePrefix } from '../../../src/redis/producer-queue';
 import { WEBHOOK_QUEUE } from '../../../src/webhooks/webhook-queue';
 
 /**
- * Finding 7: a browser resends HTTP Basic credentials with a cross-site form POST, so any page an operator opened
+ * A browser resends HTTP Basic credentials with a cross-site form POST, so any page an operator opened
  * could make Bull Board add, retry or clean jobs. The board must refuse requests that come from another site.
  */
 const basic = (key: string) => `Basic ${Buffer.from(`operator:${key}`).toString('base64')}`;

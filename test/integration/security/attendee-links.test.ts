@@ -4,8 +4,8 @@ import { createPartner, CreatedPartner } from '../../support/factories';
 import { createUser, liveWebinar, webinarEvents } from '../webinar.helpers';
 
 /**
- * Finding 1: attendee links used to be an HMAC of "<webinar id>:<user id>" under WEBHOOK_SECRET_KEY, so anyone
- * who knew that key (a development default, a compose default) could open any learner's link and join as them.
+ * Attendee links must not be derivable from a shared key: an HMAC of "<webinar id>:<user id>" under WEBHOOK_SECRET_KEY
+ * would let anyone who knew that key (a development default, a compose default) join as any learner.
  */
 let t: TestApp;
 let p: CreatedPartner;

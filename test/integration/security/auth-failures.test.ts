@@ -4,7 +4,7 @@ import { startApp, TestApp } from '../../support/app';
 import { createPartner, CreatedPartner } from '../../support/factories';
 
 /**
- * Finding 8: failed key authentications were unlimited. Past 30 in a minute from one client address, a request
+ * Failed key authentications are limited per client, to slow key guessing. Past 30 in a minute from one client address, a request
  * whose key fails gets 429 rate_limited with Retry-After instead of 401, for the rest of that minute; requests
  * with valid keys are never affected. Each test uses its own client address (TRUST_PROXY=1, X-Forwarded-For).
  */

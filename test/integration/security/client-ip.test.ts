@@ -3,8 +3,8 @@ import { startApp, TestApp } from '../../support/app';
 import { unique } from '../../support/factories';
 
 /**
- * Finding 4: with TRUST_PROXY trusting every hop, a client that sends its own X-Forwarded-For chose the address
- * every per-IP limit counted. Behind one balancer that appends the real address, only the last entry counts.
+ * With TRUST_PROXY trusting every hop, a client that sends its own X-Forwarded-For would choose the address every
+ * per-IP limit counts. Behind one balancer that appends the real address, only the last entry counts.
  */
 const register = (t: TestApp, forwardedFor: string) =>
   t.http.post('/api/partners/register', { name: unique('Spoofer'), email: `${unique('s')}@example.com` }, { headers: { 'X-Forwarded-For': forwardedFor } });

@@ -3,8 +3,8 @@ import { createPartner, CreatedPartner } from '../../support/factories';
 import { resolveSafely } from '../../../src/webhooks/ssrf-guard';
 
 /**
- * Finding 5: registration errors said what a refused host resolved to ("resolves to a private or reserved
- * address (10.0.0.5)"), which made registration a DNS oracle for internal names; and any port was accepted.
+ * Registration errors must not say what a refused host resolves to ("… address (10.0.0.5)" would make registration
+ * a DNS oracle for internal names), and only allowed ports are accepted.
  */
 const body = (url: string) => ({ url, events: ['course.enrolled'], secret: 'a-very-secret-signing-key' });
 const ADDRESSES = /127\.0\.0\.1|::1|\b\d{1,3}(\.\d{1,3}){3}\b/;
