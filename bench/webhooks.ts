@@ -253,6 +253,10 @@ async function main(): Promise<void> {
     not_delivered: failed,
     record_retries: recordRetries,
     load_average: loadavg().map((l) => +l.toFixed(2)),
+    // Below the latency phase's rate the latency figures measure a growing backlog (the machine's capacity), not the path.
+    ...(median(deliveryRates) < RATE * 2
+      ? { warning: `sustained deliveries/s below twice the latency phase's ${RATE}/s: the latency is a backlog, not the path's` }
+      : {}),
   };
   process.stdout.write(JSON.stringify(out, null, 2) + '\n');
 
