@@ -77,6 +77,8 @@ export class ApiKeyGuard implements CanActivate {
     if (!feature) throw new Error(`Route ${req.method} ${req.path} declares no @PlanFeature()`);
     if (!record.plan.features.includes(feature)) throw new DomainError('endpoint_not_in_plan', { plan: record.plan.code, endpoint_group: feature });
 
+    // Set before the rate limit and quota, so a call they refuse is still known to be this partner's (the request log).
+    req.auth = this.contextOf(record, { partnerId: record.partnerId, mode: record.mode });
     const usage = await this.limiter.consume(record.keyId, record.partnerId, record.mode, record.plan.rateLimitPerSecond, record.plan.monthlyQuota);
     this.setUsageHeaders(res, usage);
     if (usage.kind === 'rate_limited') {
@@ -85,7 +87,6 @@ export class ApiKeyGuard implements CanActivate {
     if (usage.kind === 'quota_exceeded') {
       throw new DomainError('monthly_quota_exceeded', { limit: usage.quota.limit, reset_at: new Date(usage.quota.reset * 1000).toISOString() });
     }
-    req.auth = this.contextOf(record, { partnerId: record.partnerId, mode: record.mode });
     this.keys.touch(record.keyId);
     return true;
   }

@@ -18,9 +18,10 @@ const MAX_BATCH = 500;
 const MAX_BUFFERED = 20_000;
 
 /**
- * Records every keyed request (one that passed the API-key guard) for the partner's dashboard, off the hot path: the
- * request's `finish` observer only pushes to an array; a timer writes the buffer every REQUEST_FLUSH_MS in one
- * statement, with the calls per day. It also prunes what is older than the retention, once an hour.
+ * Records every request made with a valid key of an active partner (including those its rate limit or quota refused)
+ * for the partner's dashboard, off the hot path: the request's `finish` observer only pushes to an array; a timer
+ * writes the buffer every REQUEST_FLUSH_MS in one statement, with the calls per day. It also prunes what is older
+ * than the retention, once an hour.
  */
 @Injectable()
 export class RequestRecorder implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -62,7 +63,9 @@ export class RequestRecorder implements OnApplicationBootstrap, BeforeApplicatio
       requestId: requestIdOf(req),
       keyPrefix: typeof key === 'string' ? key.slice(0, 14) : null,
       at: new Date(),
-      counted: auth.role === 'partner',
+      // The guard's last refusals (429 rate_limited, 401 monthly_quota_exceeded) come after it knew the partner; they
+      // are logged but, like every refused call, not counted.
+      counted: auth.role === 'partner' && res.statusCode !== 429 && res.statusCode !== 401,
     });
     if (this.buffer.length > MAX_BUFFERED) {
       this.dropped += this.buffer.length - MAX_BUFFERED;

@@ -57,6 +57,18 @@ describe('request log and calls per day', () => {
     expect((await log().usageByDay(scope, today.slice(0, 7))).find((d) => d.day === today)?.calls).toBe(0);
   });
 
+  it('logs calls the rate limit refuses (429) without counting them', async () => {
+    const p = await createPartner(t, { plan: 'starter' });
+    const results = await Promise.all(Array.from({ length: 12 }, () => p.http.get('/api/partners/me')));
+    const limited = results.filter((r) => r.status === 429).length;
+    expect(limited).toBeGreaterThan(0);
+    await flush();
+    const scope = { partnerId: p.partnerId, mode: 'test' as const };
+    expect((await log().recent(scope, { min: 429, max: 429 }, { page: 1, limit: 20 })).total).toBe(limited);
+    const today = new Date().toISOString().slice(0, 10);
+    expect((await log().usageByDay(scope, today.slice(0, 7))).find((d) => d.day === today)?.calls).toBe(12 - limited);
+  });
+
   it('keeps requests 7 days: older ones are pruned', async () => {
     const p = await createPartner(t, { plan: 'growth' });
     await p.http.get('/api/partners/me');

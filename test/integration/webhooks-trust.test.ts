@@ -237,7 +237,7 @@ describe('attempt history (contract 15)', () => {
     for (const a of detail.attempts) {
       expect(Number.isInteger(a.duration_ms) && a.duration_ms >= 0).toBe(true);
       expect(a.attempted_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-      expect(Object.keys(a).sort()).toEqual(['attempted_at', 'duration_ms', 'error', 'status_code']);
+      expect(Object.keys(a).sort()).toEqual(['attempted_at', 'duration_ms', 'error', 'request_headers', 'response_excerpt', 'status_code']);
     }
     const times = detail.attempts.map((a: { attempted_at: string }) => Date.parse(a.attempted_at));
     expect([...times].sort((a, b) => a - b)).toEqual(times);
@@ -262,7 +262,14 @@ describe('attempt history (contract 15)', () => {
     const detail = (await p.http.get(`/api/connect/webhooks/${s.id}/deliveries/${delivery.webhook_id}`)).body.data;
     expect(detail).toMatchObject({ status: 'delivered', last_status_code: 200, last_error: null, next_attempt_at: null });
     expect(detail.attempts).toEqual([
-      { attempted_at: late.toISOString(), status_code: 502, duration_ms: 12, error: 'HTTP 502' },
+      {
+        attempted_at: late.toISOString(),
+        status_code: 502,
+        duration_ms: 12,
+        error: 'HTTP 502',
+        response_excerpt: null,
+        request_headers: { 'content-type': 'application/json' },
+      },
       expect.objectContaining({ status_code: 200, error: null }),
     ]);
     expect((await deliveries(p, s.id))[0].attempts).toBe(2);
