@@ -13,11 +13,10 @@ import { encodePendingCourses } from './encoder/encode-courses';
 import { EncoderPool } from './encoder/encoder-pool';
 import { SENTENCE_MODEL } from './encoder/sentence-model';
 import { SentenceVectorStore } from './encoder/vector-store';
+import { CATALOGUE_CHANGED } from '../redis/channels';
 
 export const SEARCH_ENCODER_QUEUE = 'search-encoder';
 export const ENCODE_COURSES_JOB = 'encode-pending-courses';
-// The channel CatalogueCache.invalidate() publishes on after every catalogue change.
-const CATALOGUE_CHANGED = 'catalogue.changed';
 // Catches changes written without a notification (e.g. direct SQL).
 const SWEEP_EVERY_MS = 5 * 60_000;
 
