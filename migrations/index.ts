@@ -20,6 +20,7 @@ import { EnrollmentCountShards1763800130000 } from './1763800130000-enrollment-c
 import { WebhookTrust1763800150000 } from './1763800150000-webhook-trust';
 import { WebhookSubscriptionLimit1763800161000 } from './1763800161000-webhook-subscription-limit';
 import { CredentialTestSigningKey1763800162000 } from './1763800162000-credential-test-signing-key';
+import { BulkOutstandingRows1763800163000 } from './1763800163000-bulk-outstanding-rows';
 
 /** Every migration in order. A new migration is added here as well, so the build, the CLI and the tests run the same list. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   WebhookTrust1763800150000,
   WebhookSubscriptionLimit1763800161000,
   CredentialTestSigningKey1763800162000,
+  BulkOutstandingRows1763800163000,
 ];

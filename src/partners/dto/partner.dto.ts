@@ -120,6 +120,13 @@ export class PlanDto {
   @ApiProperty({ type: Number, example: 2, nullable: true }) webhook_event_types: number | null;
   @ApiProperty({ type: Number, example: 2, nullable: true, description: 'Webhook subscriptions per mode; null = unlimited.' })
   webhook_subscriptions: number | null;
+  @ApiProperty({
+    type: Number,
+    example: 5000,
+    nullable: true,
+    description: 'Bulk enrolment rows accepted and not yet processed, across both modes; null = unlimited.',
+  })
+  bulk_outstanding_rows: number | null;
   @ApiProperty({ type: Number, example: 0, nullable: true }) webinar_rooms: number | null;
   @ApiProperty({ type: [String], example: ['catalogue', 'account', 'webhooks'] }) features: string[];
 }
