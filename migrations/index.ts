@@ -21,6 +21,7 @@ import { WebhookTrust1763800150000 } from './1763800150000-webhook-trust';
 import { WebhookSubscriptionLimit1763800161000 } from './1763800161000-webhook-subscription-limit';
 import { CredentialTestSigningKey1763800162000 } from './1763800162000-credential-test-signing-key';
 import { BulkOutstandingRows1763800163000 } from './1763800163000-bulk-outstanding-rows';
+import { PartnerEmailVerification1763800164000 } from './1763800164000-partner-email-verification';
 
 /** Every migration in order. A new migration is added here as well, so the build, the CLI and the tests run the same list. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   WebhookSubscriptionLimit1763800161000,
   CredentialTestSigningKey1763800162000,
   BulkOutstandingRows1763800163000,
+  PartnerEmailVerification1763800164000,
 ];

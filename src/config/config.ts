@@ -178,6 +178,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     metricsToken: env.METRICS_TOKEN || undefined,
     benchDisableAuth: !production && bool(env, 'BENCH_DISABLE_AUTH', false),
     credentials: { signingKey: credentialSigningKey(env, production) },
+    smtp: {
+      url: env.SMTP_URL ? url(env, 'SMTP_URL', undefined, ['smtp:', 'smtps:']) : null,
+      from: str(env, 'SMTP_FROM', `Partner API <no-reply@${new URL(publicBaseUrl).hostname}>`),
+    },
     jobs: { sweepIntervalMs: int(env, 'JOBS_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000) },
     limits: {
       registrationsPerHour: int(env, 'REGISTRATION_LIMIT_PER_HOUR', 5, 1, 1_000_000),
