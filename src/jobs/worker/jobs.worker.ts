@@ -53,11 +53,11 @@ export class JobsWorker implements OnApplicationBootstrap, OnModuleDestroy {
     if (end === 'interrupted') {
       // Back to the queue without using up an attempt, with the priority its partner's backlog now earns; this worker
       // (or another, or this one restarted) carries on with whatever comes first.
-      if (!this.stopping) {
-        const priorities = await this.repo.priorities([job.data.jobId]);
-        await job.changePriority({ priority: priorityOf(priorities.get(job.data.jobId) ?? 1) });
-      }
+      const priority = this.stopping ? null : priorityOf((await this.repo.priorities([job.data.jobId])).get(job.data.jobId) ?? 1);
       await job.moveToWait(token);
+      // Set once the entry waits: re-adding it with its new priority also wakes idle workers (a plain move back does
+      // not), so the next slice starts at once rather than after a worker's idle wait.
+      if (priority !== null) await job.changePriority({ priority });
       throw new WaitingError();
     }
   }
