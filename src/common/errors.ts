@@ -87,7 +87,7 @@ export const MAX_ERROR_DETAILS = 50;
 export function capDetails(details: unknown): unknown {
   if (!Array.isArray(details) || details.length <= MAX_ERROR_DETAILS + 1) return details;
   const omitted = details.length - MAX_ERROR_DETAILS;
-  return [...details.slice(0, MAX_ERROR_DETAILS), { field: '*', message: `${omitted} more problems not listed`, omitted }];
+  return [...(details.slice(0, MAX_ERROR_DETAILS) as unknown[]), { field: '*', message: `${omitted} more problems not listed`, omitted }];
 }
 
 export function validationFailed(details: FieldError[], message = 'The request is invalid.'): DomainError {
