@@ -20,9 +20,11 @@ import { EnrollmentCountShards1763800130000 } from './1763800130000-enrollment-c
 import { WebhookTrust1763800150000 } from './1763800150000-webhook-trust';
 import { WebhookSubscriptionLimit1763800161000 } from './1763800161000-webhook-subscription-limit';
 import { CredentialTestSigningKey1763800162000 } from './1763800162000-credential-test-signing-key';
+import { BulkOutstandingRows1763800163000 } from './1763800163000-bulk-outstanding-rows';
+import { PartnerEmailVerification1763800164000 } from './1763800164000-partner-email-verification';
 import { SearchSentenceVectors1763800280000 } from './1763800280000-search-sentence-vectors';
-import { DeliveryErrorsWithoutAddresses1795766002632 } from './1795766002632-delivery-errors-without-addresses';
 import { PartnerDashboard1763800320000 } from './1763800320000-partner-dashboard';
+import { DeliveryErrorsWithoutAddresses1795766002632 } from './1795766002632-delivery-errors-without-addresses';
 
 /** Every migration in order. A new migration is added here as well, so the build, the CLI and the tests run the same list. */
 export const MIGRATIONS = [
@@ -48,7 +50,9 @@ export const MIGRATIONS = [
   WebhookTrust1763800150000,
   WebhookSubscriptionLimit1763800161000,
   CredentialTestSigningKey1763800162000,
+  BulkOutstandingRows1763800163000,
+  PartnerEmailVerification1763800164000,
   SearchSentenceVectors1763800280000,
-  DeliveryErrorsWithoutAddresses1795766002632,
   PartnerDashboard1763800320000,
+  DeliveryErrorsWithoutAddresses1795766002632,
 ];

@@ -29,6 +29,7 @@ export interface KeyLookupRow {
   rate_limit_per_second: number;
   webhook_event_types: number | null;
   webhook_subscriptions: number | null;
+  bulk_outstanding_rows: number | null;
   webinar_rooms: number | null;
   features: PlanTerms['features'];
 }
@@ -94,7 +95,7 @@ export class ApiKeysRepository {
     return sqlOne<KeyLookupRow>(
       this.dataSource,
       `SELECT k.id, k.partner_id, k.mode, k.role, k.revoked_at, p.name, p.status, p.allowed_origins,
-              pl.code, pl.name AS plan_name, pl.monthly_quota, pl.rate_limit_per_second, pl.webhook_event_types, pl.webhook_subscriptions, pl.webinar_rooms, pl.features
+              pl.code, pl.name AS plan_name, pl.monthly_quota, pl.rate_limit_per_second, pl.webhook_event_types, pl.webhook_subscriptions, pl.bulk_outstanding_rows, pl.webinar_rooms, pl.features
          FROM api_keys k JOIN partners p ON p.id = k.partner_id JOIN plans pl ON pl.code = p.plan_code
         WHERE k.key_hash = $1`,
       [hash],

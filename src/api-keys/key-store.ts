@@ -97,6 +97,7 @@ export class KeyStore implements OnModuleInit {
         rateLimitPerSecond: r.rate_limit_per_second,
         webhookEventTypes: r.webhook_event_types,
         webhookSubscriptions: r.webhook_subscriptions,
+        bulkOutstandingRows: r.bulk_outstanding_rows,
         webinarRooms: r.webinar_rooms,
         features: r.features,
       },

@@ -25,6 +25,23 @@ if used == 1 then redis.call('EXPIRE', KEYS[2], tonumber(ARGV[3])) end
 return {1, n, used}
 `;
 
+/**
+ * The rest of a call that costs more than one (a bulk job: one call per row), after the guard counted the call itself:
+ * either all ARGV[2] extra calls fit in the quota and are counted, or none are and the call's own count is taken back
+ * (a refused call does not count). Answers {1, used} or {0, used before the call}.
+ */
+const EXTRA_CALLS_SCRIPT = `
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+local extra = tonumber(ARGV[2])
+if used + extra > tonumber(ARGV[1]) then
+  if used > 0 then used = redis.call('DECR', KEYS[1]) end
+  return {0, used}
+end
+used = redis.call('INCRBY', KEYS[1], extra)
+if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3])) end
+return {1, used}
+`;
+
 /** Fixed windows for unauthenticated per-IP limits (registration, certificate verification). */
 const WINDOW_SCRIPT = `
 local n = redis.call('INCR', KEYS[1])
@@ -63,6 +80,7 @@ export function monthEnd(date = new Date()): number {
 export class UsageLimiter {
   private readonly consumeScript: (...keysAndArgs: Array<string | number>) => Promise<[number, number, number]>;
   private readonly windowScript: (...keysAndArgs: Array<string | number>) => Promise<[number, number]>;
+  private readonly extraCallsScript: (...keysAndArgs: Array<string | number>) => Promise<[number, number]>;
 
   constructor(
     private readonly redis: RedisService,
@@ -70,6 +88,36 @@ export class UsageLimiter {
   ) {
     this.consumeScript = redis.script(CONSUME_SCRIPT, 2);
     this.windowScript = redis.script(WINDOW_SCRIPT, 1);
+    this.extraCallsScript = redis.script(EXTRA_CALLS_SCRIPT, 1);
+  }
+
+  /**
+   * A call that costs `calls` calls (one per bulk row), of which the guard has counted one: counts the rest when the
+   * quota covers them all, otherwise counts nothing (taking back the call's own) and answers 401
+   * monthly_quota_exceeded up front. Answers the quota after the call, or null on unlimited plans.
+   */
+  async consumeCalls(partnerId: number, mode: Mode, monthlyQuota: number | null, calls: number, what: string): Promise<QuotaState | null> {
+    if (monthlyQuota === null) return null;
+    const now = new Date();
+    const reset = monthEnd(now);
+    const month = monthOf(now);
+    const quotaKey = this.quotaKey(partnerId, mode, month);
+    const [ok, used] = await this.extraCallsScript(quotaKey, monthlyQuota, calls - 1, reset - Math.floor(now.getTime() / 1000) + 7 * 86400);
+    const remaining = Math.max(0, monthlyQuota - used);
+    if (!ok) {
+      throw new DomainError(
+        'monthly_quota_exceeded',
+        { limit: monthlyQuota, remaining, rows: calls, reset_at: new Date(reset * 1000).toISOString() },
+        `This request counts as ${calls} calls (${what}), and your plan has ${remaining} calls left this month.`,
+      );
+    }
+    this.counters.touch(quotaKey, { partnerId, mode, month });
+    return { limit: monthlyQuota, used, remaining, reset };
+  }
+
+  /** Takes back calls counted for a request that then failed (a refused call does not count). */
+  async giveBack(partnerId: number, mode: Mode, calls: number): Promise<void> {
+    await this.redis.client.decrby(this.quotaKey(partnerId, mode), calls);
   }
 
   quotaKey(partnerId: number, mode: Mode, month = monthOf()): string {

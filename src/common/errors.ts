@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   monthly_quota_exceeded: [401, 'The monthly API call quota of your plan is used up.'],
   insufficient_credits: [402, 'The user does not have enough credits.'],
   admin_only: [403, 'This operation needs an admin key.'],
+  email_not_verified: [403, 'Verify your e-mail address first: open the link we sent to it.'],
   origin_not_allowed: [403, 'The request origin is not on the allowlist.'],
   plan_limit_exceeded: [403, 'Your plan limit has been reached.'],
   course_not_found: [404, 'Course not found.'],
@@ -28,6 +29,7 @@ export const ERROR_CODES = {
   host_token_required: [403, 'Only the host token may publish to this webinar.'],
   partner_not_found: [404, 'Partner not found.'],
   api_key_not_found: [404, 'API key not found.'],
+  verification_link_invalid: [404, 'This verification link is unknown, already used or expired.'],
   production_access_request_not_found: [404, 'Production access request not found.'],
   delivery_not_found: [404, 'Webhook delivery not found.'],
   media_session_not_found: [404, 'Media session not found.'],
@@ -36,6 +38,7 @@ export const ERROR_CODES = {
   already_enrolled: [409, 'The user is already enrolled in this course.'],
   certificate_already_issued: [409, 'A certificate has already been issued for this enrollment.'],
   external_user_id_taken: [409, 'A user with this external_user_id already exists.'],
+  email_already_registered: [409, 'A partner account with this e-mail address already exists.'],
   reference_conflict: [409, 'This reference was already used for a different top-up.'],
   production_access_already_requested: [409, 'A production access request is already pending.'],
   request_already_reviewed: [409, 'This request has already been reviewed.'],
@@ -89,7 +92,7 @@ export const MAX_ERROR_DETAILS = 50;
 export function capDetails(details: unknown): unknown {
   if (!Array.isArray(details) || details.length <= MAX_ERROR_DETAILS + 1) return details;
   const omitted = details.length - MAX_ERROR_DETAILS;
-  return [...details.slice(0, MAX_ERROR_DETAILS), { field: '*', message: `${omitted} more problems not listed`, omitted }];
+  return [...(details.slice(0, MAX_ERROR_DETAILS) as unknown[]), { field: '*', message: `${omitted} more problems not listed`, omitted }];
 }
 
 export function validationFailed(details: FieldError[], message = 'The request is invalid.'): DomainError {

@@ -46,6 +46,11 @@ export interface AppConfig {
   benchDisableAuth: boolean;
   /** Development defaults in force, warned about at start-up (see development-defaults.ts). */
   developmentDefaults: string[];
+  /** Outgoing mail (partners' e-mail verification links); without `url` the links are logged instead of sent. */
+  smtp: {
+    url: string | null;
+    from: string;
+  };
   credentials: {
     /** The Ed25519 key that signs portable credentials (CREDENTIAL_SIGNING_KEY); null outside production when unset: one is then generated and kept in the database. */
     signingKey: Ed25519PrivateJwk | null;

@@ -272,6 +272,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     metricsToken: metricsToken(env, production),
     benchDisableAuth: !production && bool(env, 'BENCH_DISABLE_AUTH', false),
     credentials: { signingKey: credentialSigningKey(env, production) },
+    smtp: {
+      url: env.SMTP_URL ? url(env, 'SMTP_URL', undefined, ['smtp:', 'smtps:']) : null,
+      from: str(env, 'SMTP_FROM', `Partner API <no-reply@${new URL(publicBaseUrl).hostname}>`),
+    },
     jobs: { sweepIntervalMs: int(env, 'JOBS_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000) },
     media: mediaConfig(env),
     limits: {

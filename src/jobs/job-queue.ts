@@ -9,6 +9,14 @@ export interface RunJobData {
   jobId: string;
 }
 
+/** BullMQ's largest priority (lower runs first; 0 would mean "no priority", ahead of every prioritised job). */
+const MAX_PRIORITY = 2_097_152;
+
+/** A queue priority from a partner's outstanding rows: fewer rows waiting, sooner. */
+export function priorityOf(outstandingRows: number): number {
+  return Math.min(MAX_PRIORITY, Math.max(1, outstandingRows));
+}
+
 /** Attempts of one queue entry; the sweep enqueues a job again if all of them fail (e.g. a long database outage). */
 export const JOB_ATTEMPTS = 8;
 
@@ -24,12 +32,19 @@ export class JobQueue implements OnApplicationShutdown {
     this.producer = new ProducerQueue<RunJobData>(config, JOBS_QUEUE);
   }
 
-  /** Rejects within two seconds when Redis is unreachable. */
-  async enqueue(jobIds: string[]): Promise<void> {
-    const jobs = jobIds.map((jobId) => ({
+  /** Enqueues jobs with their priorities (JobsRepository.priorities). Rejects within two seconds when Redis is unreachable. */
+  async enqueue(priorities: Map<string, number>): Promise<void> {
+    const jobs = [...priorities].map(([jobId, outstanding]) => ({
       name: 'run',
       data: { jobId },
-      opts: { jobId, attempts: JOB_ATTEMPTS, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: true },
+      opts: {
+        jobId,
+        priority: priorityOf(outstanding),
+        attempts: JOB_ATTEMPTS,
+        backoff: { type: 'exponential', delay: 1000 },
+        removeOnComplete: true,
+        removeOnFail: true,
+      },
     }));
     await this.producer.addBulk(jobs, 'jobs');
   }

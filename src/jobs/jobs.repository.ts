@@ -149,6 +149,39 @@ export class JobsRepository {
   }
 
   /** Unfinished jobs with no progress for `idleMs`: candidates for re-enqueueing when their queue entry is gone. */
+  /** Serialises the bulk starts of one partner, so two at once cannot both pass the outstanding-rows cap. */
+  async lockPartnerJobs(em: EntityManager, partnerId: number): Promise<void> {
+    await sql(em, `SELECT pg_advisory_xact_lock(hashtext('jobs'), $1)`, [partnerId]);
+  }
+
+  /** Rows of the partner's unfinished jobs (both modes) that have no outcome yet. */
+  async outstandingRows(em: EntityManager | DataSource, partnerId: number): Promise<number> {
+    const row = await sqlOne<{ n: number }>(
+      em,
+      `SELECT coalesce(sum(j.total - (SELECT count(*) FROM job_results r WHERE r.job_id = j.id)), 0)::int AS n
+         FROM jobs j WHERE j.partner_id = $1 AND j.status <> 'completed'`,
+      [partnerId],
+    );
+    return row?.n ?? 0;
+  }
+
+  /**
+   * The queue priority of each job: its partner's outstanding rows (lower runs first). A partner with little waiting
+   * goes ahead of one with much, so a small job never waits behind another partner's backlog.
+   */
+  async priorities(jobIds: string[]): Promise<Map<string, number>> {
+    if (!jobIds.length) return new Map();
+    // id: varchar; n: int
+    const rows = await sql<{ id: string; n: number }>(
+      this.dataSource,
+      `SELECT j.id, (SELECT coalesce(sum(o.total - (SELECT count(*) FROM job_results r WHERE r.job_id = o.id)), 0)
+                       FROM jobs o WHERE o.partner_id = j.partner_id AND o.status <> 'completed')::int AS n
+         FROM jobs j WHERE j.id = ANY($1::varchar[])`,
+      [jobIds],
+    );
+    return new Map(rows.map((r) => [r.id, r.n]));
+  }
+
   async idleUnfinished(idleMs: number, limit: number): Promise<string[]> {
     // id: varchar
     const rows = await sql<{ id: string }>(

@@ -30,6 +30,10 @@ export class Partner {
   @Column({ name: 'is_operator', type: 'boolean', default: false })
   isOperator: boolean;
 
+  /** When the partner opened the verification link sent to its address; null until then. */
+  @Column({ name: 'email_verified_at', type: 'timestamptz', nullable: true })
+  emailVerifiedAt: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

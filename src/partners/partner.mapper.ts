@@ -15,6 +15,7 @@ export function toPlanView(plan: PlanTerms) {
     rate_limit_per_second: plan.rateLimitPerSecond,
     webhook_event_types: plan.webhookEventTypes,
     webhook_subscriptions: plan.webhookSubscriptions,
+    bulk_outstanding_rows: plan.bulkOutstandingRows,
     webinar_rooms: plan.webinarRooms,
     features: plan.features,
   };

@@ -7,13 +7,14 @@ import { CorsOrigins } from './cors-origins';
 import { Partner } from './partner.entity';
 import { PartnersController } from './partners.controller';
 import { PartnersService } from './partners.service';
+import { VerificationMailer } from './verification-mailer';
 import { ProductionAccessRequest } from './production-access-request.entity';
 import { ProductionAccessService } from './production-access.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Partner, ProductionAccessRequest]), ApiKeysModule],
   controllers: [PartnersController, AdminPartnersController],
-  providers: [PartnersRepository, PartnersService, ProductionAccessService, CorsOrigins],
+  providers: [PartnersRepository, PartnersService, ProductionAccessService, CorsOrigins, VerificationMailer],
   exports: [PartnersService, CorsOrigins],
 })
 export class PartnersModule {}

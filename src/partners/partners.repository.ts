@@ -16,6 +16,7 @@ interface PartnerRow {
   status: PartnerStatus;
   allowed_origins: string[];
   is_operator: boolean;
+  email_verified_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -32,7 +33,7 @@ interface AccessRequestRow {
   reviewed_at: Date | null;
 }
 
-const PARTNER_COLUMNS = 'id, name, email, website, plan_code, status, allowed_origins, is_operator, created_at, updated_at';
+const PARTNER_COLUMNS = 'id, name, email, website, plan_code, status, allowed_origins, is_operator, email_verified_at, created_at, updated_at';
 const REQUEST_COLUMNS = 'id, partner_id, use_case, status, reason, live_key_id, created_at, reviewed_at';
 
 function toPartner(r: PartnerRow): Partner {
@@ -45,6 +46,7 @@ function toPartner(r: PartnerRow): Partner {
     status: r.status,
     allowedOrigins: r.allowed_origins,
     isOperator: r.is_operator,
+    emailVerifiedAt: r.email_verified_at,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   });
@@ -68,6 +70,8 @@ export interface NewPartner {
   email: string;
   website: string | null;
   planCode: PlanCode;
+  /** SHA-256 (hex) of the e-mail verification link's token; null when an operator created the partner (verified). */
+  verificationHash: string | null;
 }
 
 /** Every query of the partners feature: partners, their allowed origins and their production access requests. */
@@ -80,13 +84,32 @@ export class PartnersRepository {
     return this.dataSource.transaction(work);
   }
 
-  async insert(db: Queryable, partner: NewPartner): Promise<Partner> {
-    const [row] = await sql<PartnerRow>(
-      db,
-      `INSERT INTO partners (name, email, website, plan_code, status, allowed_origins) VALUES ($1, $2, $3, $4, 'active', '{}') RETURNING ${PARTNER_COLUMNS}`,
-      [partner.name, partner.email, partner.website, partner.planCode],
+  /** Null when another partner already has the address (any case). */
+  async insert(db: Queryable, partner: NewPartner): Promise<Partner | null> {
+    try {
+      const [row] = await sql<PartnerRow>(
+        db,
+        `INSERT INTO partners (name, email, website, plan_code, status, allowed_origins, email_verified_at, email_verification_hash, email_verification_expires_at)
+         VALUES ($1, $2, $3, $4, 'active', '{}', CASE WHEN $5::char(64) IS NULL THEN now() END, $5, CASE WHEN $5 IS NOT NULL THEN now() + interval '7 days' END)
+         RETURNING ${PARTNER_COLUMNS}`,
+        [partner.name, partner.email, partner.website, partner.planCode, partner.verificationHash],
+      );
+      return toPartner(row);
+    } catch (e) {
+      if (isUniqueViolation(e, 'partners_email_uq')) return null;
+      throw e;
+    }
+  }
+
+  /** Marks the address of the partner whose unexpired link this is as verified (once); null for any other token. */
+  async verifyEmail(hash: string): Promise<Partner | null> {
+    const [row] = await returning<PartnerRow>(
+      this.dataSource,
+      `UPDATE partners SET email_verified_at = now(), email_verification_hash = NULL, email_verification_expires_at = NULL
+        WHERE email_verification_hash = $1 AND email_verification_expires_at > now() RETURNING ${PARTNER_COLUMNS}`,
+      [hash],
     );
-    return toPartner(row);
+    return row ? toPartner(row) : null;
   }
 
   async find(id: number, db: Queryable = this.dataSource): Promise<Partner | null> {

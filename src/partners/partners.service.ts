@@ -1,4 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { createHash, randomBytes } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { errorMessage } from '../common/error-message';
+import { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
+import { VerificationMailer } from './verification-mailer';
 import { KeyStore } from '../api-keys/key-store';
 import { KeysService } from '../api-keys/keys.service';
 import { AuthContext } from '../auth/auth-context';
@@ -13,6 +18,8 @@ import { toAdminPartnerView, toPartnerView, toPlanView } from './partner.mapper'
 import { PartnersRepository } from './partners.repository';
 import { MAX_INT_ID } from '../common/params';
 
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
 const OPERATOR = { name: 'Platform operators', email: 'operators@platform.invalid' };
 
 @Injectable()
@@ -23,19 +30,50 @@ export class PartnersService {
     private readonly keyStore: KeyStore,
     private readonly usage: UsageLimiter,
     private readonly cors: CorsOrigins,
+    private readonly mailer: VerificationMailer,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Self-service sign-up: a starter partner with a test key usable at once. */
-  register(input: { name: string; email: string; website?: string }) {
-    return this.create({ ...input, plan: 'starter', mode: 'test' });
+  private readonly logger = new Logger(PartnersService.name);
+
+  /**
+   * Self-service sign-up: a starter partner with a test key usable at once, and a verification link sent to its
+   * address (production access waits for it). The mail goes after the commit; a failed send is logged, and the
+   * partner can still use the test key.
+   */
+  async register(input: { name: string; email: string; website?: string }) {
+    const token = randomBytes(32).toString('base64url');
+    const created = await this.create({ ...input, plan: 'starter', mode: 'test' }, sha256(token));
+    const link = `${this.config.publicBaseUrl}/api/partners/verify-email?token=${token}`;
+    await this.mailer
+      .send(input.email, input.name, link)
+      .catch((err: unknown) => this.logger.warn({ err: errorMessage(err) }, 'Sending a verification link failed'));
+    return created;
   }
 
-  /** Creates a partner and its first key in one transaction (registration and the CLI). */
-  async create(input: { name: string; email: string; website?: string; plan: PlanCode; mode: Mode }) {
+  /**
+   * Creates a partner and its first key in one transaction. `verificationHash` is the pending link's (registration);
+   * without one the address counts as verified (an operator created the partner with the CLI).
+   */
+  async create(input: { name: string; email: string; website?: string; plan: PlanCode; mode: Mode }, verificationHash: string | null = null) {
     return this.repo.transaction(async (em) => {
-      const partner = await this.repo.insert(em, { name: input.name, email: input.email, website: input.website ?? null, planCode: input.plan });
+      const partner = await this.repo.insert(em, {
+        name: input.name,
+        email: input.email,
+        website: input.website ?? null,
+        planCode: input.plan,
+        verificationHash,
+      });
+      if (!partner) throw new DomainError('email_already_registered', { field: 'email' });
       return { partner: toPartnerView(partner), api_key: await this.keys.issue(em, partner.id, input.mode) };
     });
+  }
+
+  /** The verification link's target: marks the address verified (a link works once). */
+  async verifyEmail(token: string) {
+    const partner = /^[A-Za-z0-9_-]{43}$/.test(token) ? await this.repo.verifyEmail(sha256(token)) : null;
+    if (!partner) throw new DomainError('verification_link_invalid');
+    return { partner_id: partner.id, email: partner.email, email_verified: true, email_verified_at: partner.emailVerifiedAt!.toISOString() };
   }
 
   async me(auth: AuthContext) {
@@ -49,6 +87,7 @@ export class PartnersService {
       mode: auth.mode,
       usage: { month: monthOf(), calls, limit, remaining: limit === null ? null : Math.max(0, limit - calls) },
       allowed_origins: partner.allowedOrigins,
+      email_verified: partner.emailVerifiedAt !== null,
       created_at: partner.createdAt.toISOString(),
     };
   }

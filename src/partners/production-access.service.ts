@@ -21,6 +21,8 @@ export class ProductionAccessService {
   ) {}
 
   async request(partnerId: number, useCase: string) {
+    const partner = await this.repo.find(partnerId);
+    if (!partner?.emailVerifiedAt) throw new DomainError('email_not_verified', { email: partner?.email });
     const saved = await this.repo.insertAccessRequest({ id: newId('par'), partnerId, useCase });
     // One pending request per partner is a database rule (partial unique index).
     if (!saved) throw new DomainError('production_access_already_requested', { request_id: await this.repo.pendingAccessRequestId(partnerId) });

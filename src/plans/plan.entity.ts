@@ -22,6 +22,9 @@ export class Plan implements PlanTerms {
   @Column({ name: 'webhook_subscriptions', type: 'int', nullable: true })
   webhookSubscriptions: number | null;
 
+  @Column({ name: 'bulk_outstanding_rows', type: 'int', nullable: true })
+  bulkOutstandingRows: number | null;
+
   @Column({ name: 'webinar_rooms', type: 'int', nullable: true })
   webinarRooms: number | null;
 

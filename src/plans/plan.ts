@@ -19,6 +19,8 @@ export interface PlanTerms {
   webhookEventTypes: number | null;
   /** Webhook subscriptions per partner and mode (every event fans out to each); null = unlimited. */
   webhookSubscriptions: number | null;
+  /** Bulk enrolment rows accepted and not yet processed, per partner across both modes; null = unlimited. */
+  bulkOutstandingRows: number | null;
   /** Webinars not yet ended at once; null = unlimited. */
   webinarRooms: number | null;
   features: PlanFeatureName[];

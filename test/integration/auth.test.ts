@@ -233,10 +233,10 @@ describe('onboarding', () => {
     const limited = await startApp({ REGISTRATION_LIMIT_PER_HOUR: '5', REDIS_PREFIX: `${process.env.REDIS_PREFIX}-reg-${unique()}` });
     try {
       const statuses: number[] = [];
-      let res = await limited.http.post('/api/partners/register', { name: 'Loop', email: 'loop@example.com' });
+      let res = await limited.http.post('/api/partners/register', { name: 'Loop', email: `${unique('loop')}@example.com` });
       statuses.push(res.status);
       for (let i = 0; i < 6 && res.status === 201; i++) {
-        res = await limited.http.post('/api/partners/register', { name: 'Loop', email: 'loop@example.com' });
+        res = await limited.http.post('/api/partners/register', { name: 'Loop', email: `${unique('loop')}@example.com` });
         statuses.push(res.status);
       }
       expect(statuses).toEqual([201, 201, 201, 201, 201, 429]);

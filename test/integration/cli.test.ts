@@ -29,7 +29,18 @@ async function cli(...argv: string[]): Promise<{ code: number; out: any }> {
 
 describe('operator CLI (contract section 4)', () => {
   it('creates a partner with a key of the requested plan and mode', async () => {
-    const { code, out } = await cli('partner', 'create', '--name', unique('CLI Partner'), '--email', 'cli@example.com', '--plan', 'growth', '--mode', 'live');
+    const { code, out } = await cli(
+      'partner',
+      'create',
+      '--name',
+      unique('CLI Partner'),
+      '--email',
+      `${unique('cli')}@example.com`,
+      '--plan',
+      'growth',
+      '--mode',
+      'live',
+    );
     expect(code).toBe(0);
     expect(out).toEqual({
       partner_id: expect.any(Number),
@@ -51,12 +62,12 @@ describe('operator CLI (contract section 4)', () => {
   });
 
   it('revokes a key named by the key_id that partner create printed, or by the key itself', async () => {
-    const byId = await cli('partner', 'create', '--name', unique('P'), '--email', 'p@example.com', '--plan', 'starter');
+    const byId = await cli('partner', 'create', '--name', unique('P'), '--email', `${unique('p')}@example.com`, '--plan', 'starter');
     const revokedById = await cli('key', 'revoke', byId.out.key_id);
     expect(revokedById).toEqual({ code: 0, out: { id: byId.out.key_id, revoked_at: expect.any(String) } });
     expect((await t.http.get('/api/courses', { key: byId.out.api_key })).body.error.code).toBe('revoked_api_key');
 
-    const byKey = await cli('partner', 'create', '--name', unique('P'), '--email', 'p@example.com', '--plan', 'starter');
+    const byKey = await cli('partner', 'create', '--name', unique('P'), '--email', `${unique('p')}@example.com`, '--plan', 'starter');
     const revokedByKey = await cli('key', 'revoke', byKey.out.api_key);
     expect(revokedByKey).toEqual({ code: 0, out: { id: byKey.out.key_id, revoked_at: expect.any(String) } });
     expect((await t.http.get('/api/courses', { key: byKey.out.api_key })).body.error.code).toBe('revoked_api_key');
@@ -66,7 +77,7 @@ describe('operator CLI (contract section 4)', () => {
   });
 
   it('revokes a key', async () => {
-    const created = await cli('partner', 'create', '--name', unique('P'), '--email', 'p@example.com', '--plan', 'starter');
+    const created = await cli('partner', 'create', '--name', unique('P'), '--email', `${unique('p')}@example.com`, '--plan', 'starter');
     const keyId = (await t.http.get('/api/partners/me', { key: created.out.api_key })).status === 200 ? await keyIdOf(created.out.api_key) : '';
     const { code, out } = await cli('key', 'revoke', keyId);
     expect(code).toBe(0);

@@ -15,9 +15,29 @@ export interface paths {
         put?: never;
         /**
          * Register a partner application and get a test key at once
-         * @description No key needed. The response shows the test key once: store it. Limited to 5 registrations per hour per client IP.
+         * @description No key needed. The response shows the test key once: store it. An e-mail address belongs to one partner (409 `email_already_registered`); a verification link is sent to it, and production access waits until it is opened. Limited to 5 registrations per hour per client IP.
          */
         post: operations["Partners_register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partners/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify a partner's e-mail address (the link sent at registration)
+         * @description No key needed: this is the link mailed to the address given at registration, valid for 7 days and once. Production access needs a verified address. An unknown, used or expired link: 404 `verification_link_invalid`. Limited per client IP like registration.
+         */
+        get: operations["Partners_verifyEmail"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -55,7 +75,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for production (live) access
-         * @description An admin reviews the request; approval issues a live key. One pending request at a time.
+         * @description An admin reviews the request; approval issues a live key. One pending request at a time. Needs the e-mail address verified (403 `email_not_verified` until the link sent at registration is opened).
          */
         post: operations["Partners_requestProductionAccess"];
         delete?: never;
@@ -1213,7 +1233,7 @@ export interface paths {
         put?: never;
         /**
          * Enrol up to 1,000 learners in one call, as a background job
-         * @description Checks the shape of every row at once (400 validation_failed, fields named like enrollments[3].course_id; each row needs user_id or external_user_id), then answers 202 with a queued job and its Location. A background job then processes the rows, each exactly as POST /api/enroll would: its own transaction, debit, course.enrolled event and error code. One row failing never affects another. Each learner’s rows are processed in row order, so credits are spent in row order (different learners’ rows may overlap). Poll GET /api/jobs/{id} for progress and per-row results. A crash or restart never applies a row twice. Counts as one call against your quota.
+         * @description Checks the shape of every row at once (400 validation_failed, fields named like enrollments[3].course_id; each row needs user_id or external_user_id), then answers 202 with a queued job and its Location. A background job then processes the rows, each exactly as POST /api/enroll would: its own transaction, debit, course.enrolled event and error code. One row failing never affects another. Each learner’s rows are processed in row order, so credits are spent in row order (different learners’ rows may overlap). Poll GET /api/jobs/{id} for progress and per-row results. A crash or restart never applies a row twice. Every row counts as one call against your monthly quota: a job the remaining quota cannot cover is refused up front (401 monthly_quota_exceeded, nothing counted). Rows accepted and not yet processed are capped per partner across both modes (the plan’s bulk_outstanding_rows): beyond, 429 rate_limited with Retry-After. Jobs are scheduled fairly: a partner with fewer rows waiting goes first, and a running job yields between slices of rows.
          */
         post: operations["BulkEnrollment_start"];
         delete?: never;
@@ -1596,6 +1616,25 @@ export interface components {
              */
             website?: string;
         };
+        EmailVerifiedDto: {
+            /** @example 42 */
+            partner_id: number;
+            /**
+             * Format: email
+             * @example dev@acme.example
+             */
+            email: string;
+            /**
+             * @example true
+             * @enum {boolean}
+             */
+            email_verified: true;
+            /**
+             * Format: date-time
+             * @example 2026-11-27T09:00:00.000Z
+             */
+            email_verified_at: string;
+        };
         PlanDto: {
             /** @example starter */
             code: string;
@@ -1612,6 +1651,11 @@ export interface components {
              * @example 2
              */
             webhook_subscriptions: number | null;
+            /**
+             * @description Bulk enrolment rows accepted and not yet processed, across both modes; null = unlimited.
+             * @example 5000
+             */
+            bulk_outstanding_rows: number | null;
             /** @example 0 */
             webinar_rooms: number | null;
             /**
@@ -1672,6 +1716,11 @@ export interface components {
              *     ]
              */
             allowed_origins: string[];
+            /**
+             * @description Whether the address was verified (the link sent at registration); production access needs it.
+             * @example true
+             */
+            email_verified: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -4148,6 +4197,16 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description `email_already_registered`: A partner account with this e-mail address already exists. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             /** @description `unsupported_media_type`: Requests with a body must be sent as Content-Type: application/json. */
             415: {
@@ -4159,6 +4218,81 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    Partners_verifyEmail: {
+        parameters: {
+            query: {
+                /** @description The token of the link mailed at registration. */
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example success
+                         * @enum {string}
+                         */
+                        status: "success";
+                        data: components["schemas"]["EmailVerifiedDto"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `verification_link_invalid`: This verification link is unknown, already used or expired. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
@@ -4337,7 +4471,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
+            /** @description `email_not_verified`: Verify your e-mail address first: open the link we sent to it. `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12035,7 +12169,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
+            /** @description `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -39,7 +39,7 @@ export class JobsSweep implements OnApplicationBootstrap, OnModuleDestroy {
   /** One sweep; returns how many jobs it enqueued (again). */
   async sweep(): Promise<number> {
     const ids = await this.repo.idleUnfinished(this.config.jobs.sweepIntervalMs, BATCH);
-    await this.queue.enqueue(ids);
+    await this.queue.enqueue(await this.repo.priorities(ids));
     return ids.length;
   }
 

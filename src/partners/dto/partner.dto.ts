@@ -120,6 +120,13 @@ export class PlanDto {
   @ApiProperty({ type: Number, example: 2, nullable: true }) webhook_event_types: number | null;
   @ApiProperty({ type: Number, example: 2, nullable: true, description: 'Webhook subscriptions per mode; null = unlimited.' })
   webhook_subscriptions: number | null;
+  @ApiProperty({
+    type: Number,
+    example: 5000,
+    nullable: true,
+    description: 'Bulk enrolment rows accepted and not yet processed, across both modes; null = unlimited.',
+  })
+  bulk_outstanding_rows: number | null;
   @ApiProperty({ type: Number, example: 0, nullable: true }) webinar_rooms: number | null;
   @ApiProperty({ type: [String], example: ['catalogue', 'account', 'webhooks'] }) features: string[];
 }
@@ -130,6 +137,8 @@ export class PartnerProfileDto extends PartnerDto {
   @ApiProperty({ enum: MODES, example: 'test', description: "The calling key's mode." }) mode: string;
   @ApiProperty({ type: UsageDto }) usage: UsageDto;
   @ApiProperty({ type: [String], example: ['https://app.acme.example'] }) allowed_origins: string[];
+  @ApiProperty({ example: true, description: 'Whether the address was verified (the link sent at registration); production access needs it.' })
+  email_verified: boolean;
   @ApiProperty({ example: '2026-11-22T10:00:00.000Z' }) created_at: string;
 }
 
@@ -180,4 +189,22 @@ export class AdminPartnerDto extends PartnerDto {
 
 export class RejectionDto {
   @ApiProperty({ type: AdminAccessRequestDto }) request: AdminAccessRequestDto;
+}
+
+export class VerifyEmailQuery {
+  @ApiProperty({
+    example: 'q3X9mV0bL2cR7tY1uW4zA8sD6fG5hJ2kN0pQ9rT3vX1',
+    pattern: '^[A-Za-z0-9_-]{43}$',
+    description: 'The token of the link mailed at registration.',
+  })
+  @IsString()
+  @Matches(/^[A-Za-z0-9_-]{43}$/, { message: 'token must be the 43-character token of a verification link' })
+  token: string;
+}
+
+export class EmailVerifiedDto {
+  @ApiProperty({ example: 42 }) partner_id: number;
+  @ApiProperty({ example: 'dev@acme.example', format: 'email' }) email: string;
+  @ApiProperty({ enum: [true], example: true }) email_verified: true;
+  @ApiProperty({ example: '2026-11-27T09:00:00.000Z', format: 'date-time' }) email_verified_at: string;
 }

@@ -1,7 +1,7 @@
 import { UsageLimiter } from '../../../src/auth/usage-limiter';
 import { RedisService } from '../../../src/redis/redis.service';
 import { startApp, TestApp } from '../../support/app';
-import { createCourse, createKey, createPartner, CreatedPartner, unique } from '../../support/factories';
+import { createCourse, createPartner, CreatedPartner, unique } from '../../support/factories';
 import { sleep } from '../../support/webhook-receiver';
 
 /**
@@ -11,16 +11,10 @@ import { sleep } from '../../support/webhook-receiver';
  * rows are capped per partner (the plans table's bulk_outstanding_rows), and jobs run fairly across partners.
  */
 let t: TestApp;
-// No worker: jobs stay queued, so outstanding rows are exactly what was accepted.
-let idle: TestApp;
 beforeAll(async () => {
   t = await startApp();
-  idle = await startApp({ RUN_WORKER: 'false' });
 });
-afterAll(async () => {
-  await idle.close();
-  await t.close();
-});
+afterAll(() => t.close());
 
 async function learners(app: TestApp, p: CreatedPartner, n: number): Promise<number[]> {
   const tag = unique('fair');
@@ -36,12 +30,12 @@ const rowsFor = (userIds: number[], courseId: number) => userIds.map((user_id) =
 
 describe('bulk rows count toward the monthly quota', () => {
   it('counts one call per row, and refuses up front a job the remaining quota cannot cover', async () => {
-    const p = await createPartner(idle, { plan: 'growth' });
-    const { course } = await createCourse(idle.db, {});
-    const users = await learners(idle, p, 30);
-    const limiter = idle.app.get(UsageLimiter);
+    const p = await createPartner(t, { plan: 'growth' });
+    const { course } = await createCourse(t.db, {});
+    const users = await learners(t, p, 30);
+    const limiter = t.app.get(UsageLimiter);
     // 50,000 a month on growth: leave 20 calls.
-    await idle.app.get(RedisService).client.set(limiter.quotaKey(p.partnerId, 'test'), 50_000 - 20);
+    await t.app.get(RedisService).client.set(limiter.quotaKey(p.partnerId, 'test'), 50_000 - 20);
 
     const refused = await p.http.post('/api/enroll/bulk', { enrollments: rowsFor(users, course.id) });
     expect(refused.status).toBe(401);
@@ -50,7 +44,7 @@ describe('bulk rows count toward the monthly quota', () => {
     expect(refused.body.error.message).toMatch(/30 rows/);
     // Nothing was counted for the refused call, and no job was made.
     expect(await limiter.used(p.partnerId, 'test')).toBe(50_000 - 20);
-    const [{ n }] = await idle.db.query(`SELECT count(*)::int AS n FROM jobs WHERE partner_id = $1`, [p.partnerId]);
+    const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM jobs WHERE partner_id = $1`, [p.partnerId]);
     expect(n).toBe(0);
 
     const accepted = await p.http.post('/api/enroll/bulk', { enrollments: rowsFor(users.slice(0, 15), course.id) });
@@ -62,20 +56,47 @@ describe('bulk rows count toward the monthly quota', () => {
 
 describe('outstanding bulk rows are capped per partner', () => {
   it('reads the cap from the plans table and refuses a job beyond it with 429, counting both modes', async () => {
-    const rows: Array<{ code: string; bulk_outstanding_rows: number }> = await idle.db.query(`SELECT code, bulk_outstanding_rows FROM plans ORDER BY code`);
+    const rows: Array<{ code: string; bulk_outstanding_rows: number }> = await t.db.query(`SELECT code, bulk_outstanding_rows FROM plans ORDER BY code`);
     expect(Object.fromEntries(rows.map((r) => [r.code, r.bulk_outstanding_rows]))).toEqual({ starter: 1000, growth: 5000, enterprise: 20000 });
 
-    const p = await createPartner(idle, { plan: 'growth' });
-    const live = await createKey(idle, p.partnerId, 'live');
-    const { course } = await createCourse(idle.db, {});
-    const users = await learners(idle, p, 1000);
-    for (let i = 0; i < 4; i++) expect((await p.http.post('/api/enroll/bulk', { enrollments: rowsFor(users, course.id) })).status).toBe(202);
-    const liveUsers = await learners(idle, live, 1000);
-    expect((await live.http.post('/api/enroll/bulk', { enrollments: rowsFor(liveUsers, course.id) })).status).toBe(202);
-    const refused = await p.http.post('/api/enroll/bulk', { enrollments: rowsFor(users.slice(0, 1), course.id) });
-    expect(refused.status).toBe(429);
-    expect(refused.body.error).toMatchObject({ code: 'rate_limited', details: { limit: 'bulk_outstanding_rows', allowed: 5000, outstanding: 5000, rows: 1 } });
-    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    const p = await createPartner(t, { plan: 'growth' });
+    const { course } = await createCourse(t.db, {});
+    const [user] = await learners(t, p, 1);
+    // 4,999 rows waiting, as if just accepted (the workers would otherwise work them off while this test runs):
+    // three jobs in test mode and two in live mode, one of them with a row already processed.
+    const input = (n: number) => JSON.stringify(Array.from({ length: n }, () => ({ user_id: user, course_id: course.id })));
+    const waiting = [...Array(3).fill('test'), 'live', 'live'].map((mode: string) => ({
+      id: `job_${unique('w')
+        .replace(/[^0-9A-Za-z]/g, '')
+        .padEnd(22, '0')
+        .slice(-22)}`,
+      mode,
+    }));
+    try {
+      for (const job of waiting) {
+        await t.db.query(`INSERT INTO jobs (id, partner_id, mode, type, total, input) VALUES ($1, $2, $3, 'enrollment.bulk', 1000, $4::jsonb)`, [
+          job.id,
+          p.partnerId,
+          job.mode,
+          input(1000),
+        ]);
+      }
+      await t.db.query(`UPDATE jobs SET status = 'running', started_at = now() WHERE id = $1`, [waiting[4].id]);
+      await t.db.query(`INSERT INTO job_results (job_id, index, status, error) VALUES ($1, 0, 'failed', '{"code":"user_not_found","message":"x"}')`, [
+        waiting[4].id,
+      ]);
+
+      expect((await p.http.post('/api/enroll/bulk', { enrollments: rowsFor([user], course.id) })).status).toBe(202);
+      const refused = await p.http.post('/api/enroll/bulk', { enrollments: rowsFor([user], course.id) });
+      expect(refused.status).toBe(429);
+      expect(refused.body.error).toMatchObject({
+        code: 'rate_limited',
+        details: { limit: 'bulk_outstanding_rows', allowed: 5000, outstanding: 5000, rows: 1 },
+      });
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await t.db.query(`DELETE FROM jobs WHERE id = ANY($1)`, [waiting.map((j) => j.id)]);
+    }
   });
 });
 
