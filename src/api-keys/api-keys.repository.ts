@@ -6,6 +6,10 @@ import type { Mode } from '../common/scope';
 import type { PlanTerms } from '../plans/plan';
 import { ApiKey, KeyRole } from './api-key.entity';
 
+// The plan terms the key guard and the dashboard read with a partner: one list, so a new term reaches both.
+const PLAN_COLUMNS =
+  'pl.code, pl.name AS plan_name, pl.monthly_quota, pl.rate_limit_per_second, pl.webhook_event_types, pl.webhook_subscriptions, pl.bulk_outstanding_rows, pl.webinar_rooms, pl.features';
+
 /** partners.status, as the key lookup reads it (partners depends on this module, so the type cannot come from there). */
 export type PartnerStatus = 'active' | 'suspended';
 
@@ -32,6 +36,21 @@ export interface KeyLookupRow {
   bulk_outstanding_rows: number | null;
   webinar_rooms: number | null;
   features: PlanTerms['features'];
+}
+
+/** A lookup row's plan columns as the plan terms the guard and the features enforce. */
+export function planTermsOf(r: Omit<KeyLookupRow, 'id' | 'mode' | 'role' | 'revoked_at'>): PlanTerms {
+  return {
+    code: r.code,
+    name: r.plan_name,
+    monthlyQuota: r.monthly_quota,
+    rateLimitPerSecond: r.rate_limit_per_second,
+    webhookEventTypes: r.webhook_event_types,
+    webhookSubscriptions: r.webhook_subscriptions,
+    bulkOutstandingRows: r.bulk_outstanding_rows,
+    webinarRooms: r.webinar_rooms,
+    features: r.features,
+  };
 }
 
 /** api_keys columns: id, role, name, key_prefix, key_hash: varchar; partner_id: int; created_at, last_used_at, revoked_at: timestamptz. */
@@ -95,7 +114,7 @@ export class ApiKeysRepository {
     return sqlOne<KeyLookupRow>(
       this.dataSource,
       `SELECT k.id, k.partner_id, k.mode, k.role, k.revoked_at, p.name, p.status, p.allowed_origins,
-              pl.code, pl.name AS plan_name, pl.monthly_quota, pl.rate_limit_per_second, pl.webhook_event_types, pl.webhook_subscriptions, pl.bulk_outstanding_rows, pl.webinar_rooms, pl.features
+              ${PLAN_COLUMNS}
          FROM api_keys k JOIN partners p ON p.id = k.partner_id JOIN plans pl ON pl.code = p.plan_code
         WHERE k.key_hash = $1`,
       [hash],
@@ -150,7 +169,7 @@ export class ApiKeysRepository {
     return sqlOne(
       this.dataSource,
       `SELECT p.id AS partner_id, p.name, p.status, p.allowed_origins,
-              pl.code, pl.name AS plan_name, pl.monthly_quota, pl.rate_limit_per_second, pl.webhook_event_types, pl.webhook_subscriptions, pl.webinar_rooms, pl.features
+              ${PLAN_COLUMNS}
          FROM partners p JOIN plans pl ON pl.code = p.plan_code WHERE p.id = $1`,
       [partnerId],
     );

@@ -4,7 +4,7 @@ import { RedisService } from '../redis/redis.service';
 import type { Mode } from '../common/scope';
 import type { PlanTerms } from '../plans/plan';
 import type { KeyRole } from './api-key.entity';
-import { ApiKeysRepository, PartnerStatus } from './api-keys.repository';
+import { ApiKeysRepository, PartnerStatus, planTermsOf } from './api-keys.repository';
 
 export interface KeyRecord {
   keyId: string;
@@ -90,17 +90,7 @@ export class KeyStore implements OnModuleInit {
       mode: r.mode,
       role: r.role,
       revoked: r.revoked_at !== null,
-      plan: {
-        code: r.code,
-        name: r.plan_name,
-        monthlyQuota: r.monthly_quota,
-        rateLimitPerSecond: r.rate_limit_per_second,
-        webhookEventTypes: r.webhook_event_types,
-        webhookSubscriptions: r.webhook_subscriptions,
-        bulkOutstandingRows: r.bulk_outstanding_rows,
-        webinarRooms: r.webinar_rooms,
-        features: r.features,
-      },
+      plan: planTermsOf(r),
     };
   }
 }

@@ -7,7 +7,7 @@ import type { PlanTerms } from '../plans/plan';
 import { generateApiKey, parseApiKey } from './api-key';
 import { KeyRole } from './api-key.entity';
 import { IssuedKey, KeyView, toIssuedKey, toKeyView } from './api-key.mapper';
-import { ApiKeysRepository, PartnerStatus } from './api-keys.repository';
+import { ApiKeysRepository, PartnerStatus, planTermsOf } from './api-keys.repository';
 import { KeyStore } from './key-store';
 
 /** A partner and its plan, for a caller that holds no key (the dashboard's session). */
@@ -74,16 +74,7 @@ export class KeysService {
       partnerName: r.name,
       partnerStatus: r.status,
       allowedOrigins: r.allowed_origins,
-      plan: {
-        code: r.code,
-        name: r.plan_name,
-        monthlyQuota: r.monthly_quota,
-        rateLimitPerSecond: r.rate_limit_per_second,
-        webhookEventTypes: r.webhook_event_types,
-        webhookSubscriptions: r.webhook_subscriptions,
-        webinarRooms: r.webinar_rooms,
-        features: r.features,
-      },
+      plan: planTermsOf(r),
     };
   }
 
