@@ -274,7 +274,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     credentials: { signingKey: credentialSigningKey(env, production) },
     smtp: {
       url: env.SMTP_URL ? url(env, 'SMTP_URL', undefined, ['smtp:', 'smtps:']) : null,
-      from: str(env, 'SMTP_FROM', `Partner API <no-reply@${new URL(publicBaseUrl).hostname}>`),
+      from: str(env, 'SMTP_FROM', `Partner API <no-reply@${new URL(baseUrl).hostname}>`),
     },
     jobs: { sweepIntervalMs: int(env, 'JOBS_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000) },
     media: mediaConfig(env),
