@@ -24,6 +24,7 @@ import { BulkOutstandingRows1763800163000 } from './1763800163000-bulk-outstandi
 import { PartnerEmailVerification1763800164000 } from './1763800164000-partner-email-verification';
 import { SearchSentenceVectors1763800280000 } from './1763800280000-search-sentence-vectors';
 import { PartnerDashboard1763800320000 } from './1763800320000-partner-dashboard';
+import { WebinarMediaSessions1763800330000 } from './1763800330000-webinar-media-sessions';
 import { DeliveryErrorsWithoutAddresses1795766002632 } from './1795766002632-delivery-errors-without-addresses';
 
 /** Every migration in order. A new migration is added here as well, so the build, the CLI and the tests run the same list. */
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   SearchSentenceVectors1763800280000,
   PartnerDashboard1763800320000,
   DeliveryErrorsWithoutAddresses1795766002632,
+  WebinarMediaSessions1763800330000,
 ];

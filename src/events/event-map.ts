@@ -84,6 +84,10 @@ export interface PublicEventMap {
     ended_at: string;
     duration_minutes: number;
     attendance_count: number;
+    /** Most viewers playing at once (attendees and anonymous embed viewers). */
+    peak_concurrent_attendees: number;
+    /** Attendees' watch time summed over their media sessions, in minutes to the hundredth. */
+    total_watch_minutes: number;
   };
 }
 

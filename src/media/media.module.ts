@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { WebinarsModule } from '../webinars/webinars.module';
 import { MediaEventsListener } from './media-events.listener';
+import { MediaPresence } from './media-presence.service';
 import { MediaRelay } from './media-relay.service';
 import { SignallingController } from './signalling.controller';
 
@@ -8,7 +9,7 @@ import { SignallingController } from './signalling.controller';
 @Module({
   imports: [WebinarsModule],
   controllers: [SignallingController],
-  providers: [MediaRelay, MediaEventsListener],
+  providers: [MediaRelay, MediaEventsListener, MediaPresence],
   exports: [MediaRelay],
 })
 export class MediaModule {}

@@ -7,6 +7,7 @@ import { DomainError } from '../common/errors';
 import { prefixedIdParam } from '../common/params';
 import { ApiErrors } from '../common/swagger';
 import { LiveAccessService } from '../webinars/live-access.service';
+import { MediaPresence } from './media-presence.service';
 import { MediaRelay, OpenedSession } from './media-relay.service';
 import type { MediaSession } from './media-room';
 import { SDP_TYPE } from '../common/sdp-body';
@@ -69,6 +70,7 @@ export class SignallingController {
   constructor(
     private readonly relay: MediaRelay,
     private readonly access: LiveAccessService,
+    private readonly presence: MediaPresence,
   ) {}
 
   @Post('whip')
@@ -119,7 +121,10 @@ export class SignallingController {
   ): Promise<void> {
     const offer = sdpOffer(req);
     const viewer = await this.access.authorizePlay(id, bearer(authorization));
-    sendAnswer(res, `/live/${id}/whep`, await this.relay.play(id, offer, viewer.userId));
+    const opened = await this.relay.play(id, offer, viewer.userId);
+    // The host watching on a second screen is not an attendee: only attendees and anonymous viewers are measured.
+    if (!viewer.host) this.presence.track({ webinarId: id, scope: viewer.scope, userId: viewer.userId }, opened.session);
+    sendAnswer(res, `/live/${id}/whep`, opened);
   }
 
   @Delete('whip/:session_id')

@@ -97,7 +97,8 @@ export const EVENT_DATA: Record<PublicEventType, { summary: string; description:
   },
   'webinar.joined': {
     summary: 'A learner joined a live webinar',
-    description: 'Sent the first time each learner joins a webinar.',
+    description:
+      'Sent once per learner and webinar, on their first join: through POST /api/webinars/{id}/join, their personal link, or the first media connection of the attendee page (WHEP). Later joins and reconnects send nothing.',
     properties: {
       webinar_id: str('wbn_3Jd8Kq1LmZ'),
       ...USER,
@@ -108,7 +109,7 @@ export const EVENT_DATA: Record<PublicEventType, { summary: string; description:
   },
   'webinar.ended': {
     summary: 'A webinar ended',
-    description: 'Sent by POST /api/webinars/{id}/end.',
+    description: 'Sent when a webinar ends (POST /api/webinars/{id}/end or the host page). Media sessions still open are closed at that moment.',
     properties: {
       webinar_id: str('wbn_3Jd8Kq1LmZ'),
       title: str('Live Q&A: Python for data analysis'),
@@ -116,6 +117,18 @@ export const EVENT_DATA: Record<PublicEventType, { summary: string; description:
       ended_at: time('2026-12-01T16:00:00.000Z'),
       duration_minutes: { type: 'integer', minimum: 0, example: 60 },
       attendance_count: { type: 'integer', minimum: 0, example: 42 },
+      peak_concurrent_attendees: {
+        type: 'integer',
+        minimum: 0,
+        example: 37,
+        description: 'Most viewers playing the webinar at once, measured from their media sessions (an attendee with two tabs counts once; anonymous embed viewers count).',
+      },
+      total_watch_minutes: {
+        type: 'number',
+        minimum: 0,
+        example: 1843.25,
+        description: "Attendees' time connected to the webinar's media, summed over every session, in minutes to the hundredth.",
+      },
     },
   },
 };

@@ -10,6 +10,7 @@ import { stateConflict } from './webinar-state';
 import { IssuedAttendeeToken, sha256Hex, WebinarTokens } from './webinar-tokens';
 import { WebinarsRepository } from './webinars.repository';
 import { WebinarsService } from './webinars.service';
+import { PresenceRepository } from './presence.repository';
 import type { WebinarStatus } from './webinar.entity';
 
 export interface UserRef {
@@ -30,6 +31,7 @@ export class AttendanceService {
     private readonly webinars: WebinarsService,
     private readonly links: WebinarLinks,
     private readonly tokens: WebinarTokens,
+    private readonly presence: PresenceRepository,
   ) {}
 
   /** Registers a user (scheduled or live webinars). Registering again is harmless: same seat, same personal link. */
@@ -41,28 +43,41 @@ export class AttendanceService {
   }
 
   /**
-   * Joins a live webinar (registering on the way if needed). Every join, including a re-join of someone
-   * already in, emits webinar.joined; joined_at keeps the first join, the event carries this one's time.
+   * Joins a live webinar (registering on the way if needed). Only the attendee's first join, here or through the
+   * page's media connection, emits webinar.joined; joined_at keeps that time.
    */
   async join(scope: Scope, webinarId: string, ref: UserRef): Promise<AttendanceDto> {
     return this.tx.run(async (tx) => {
       const { user, token } = await this.takeSeat(tx, scope, webinarId, ref, ['live'], 'join');
-      const joinedAt = await this.repo.markJoined(tx.em, webinarId, user.id);
-      await tx.record(
-        scope,
-        'webinar.joined',
-        {
-          webinar_id: webinarId,
-          user_id: user.id,
-          external_user_id: user.externalUserId,
-          name: user.name,
-          email: user.email,
-          joined_at: joinedAt.toISOString(),
-        },
-        joinedAt,
-      );
+      // takeSeat has just seen the webinar live under its row lock, so the seat is marked.
+      await this.markJoined(tx, scope, webinarId, user);
       return this.view(tx, scope, webinarId, user, token);
     });
+  }
+
+  /** An attendee's media connection (WHEP) to a live webinar joins them, as the API's join would. */
+  async joinedByConnection(scope: Scope, webinarId: string, userId: number): Promise<void> {
+    await this.tx.run(async (tx) => {
+      await this.markJoined(tx, scope, webinarId, await this.users.snapshot(scope, userId, tx.em));
+    });
+  }
+
+  private async markJoined(tx: Tx, scope: Scope, webinarId: string, user: UserSnapshot): Promise<void> {
+    const joined = await this.repo.markJoined(tx.em, webinarId, user.id);
+    if (!joined?.first) return;
+    await tx.record(
+      scope,
+      'webinar.joined',
+      {
+        webinar_id: webinarId,
+        user_id: user.id,
+        external_user_id: user.externalUserId,
+        name: user.name,
+        email: user.email,
+        joined_at: joined.at.toISOString(),
+      },
+      joined.at,
+    );
   }
 
   /** The join behind a personal link (`&a=<token>`): null when the token does not belong to this webinar. */
@@ -80,7 +95,15 @@ export class AttendanceService {
       rows.map((a) => a.userId),
     );
     // A seat's learner is in the seat's scope (registration resolved it there), so every row finds its user.
-    const attendees = rows.map((a) => toAttendeeView(a, users.get(a.userId)!));
+    const presence = await this.presence.byAttendee(
+      webinarId,
+      rows.map((a) => a.userId),
+    );
+    const attendees = rows.map((a) => ({
+      ...toAttendeeView(a, users.get(a.userId)!),
+      watched_seconds: presence.get(a.userId)?.watchedSeconds ?? 0,
+      connected: presence.get(a.userId)?.connected ?? false,
+    }));
     return { webinar_id: webinarId, attendees, total, page: query.page, pages: Math.ceil(total / query.limit) };
   }
 

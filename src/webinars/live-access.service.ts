@@ -48,20 +48,20 @@ export class LiveAccessService {
 
   /**
    * Attendees play with their personal token; the host token plays too (a second screen), and a public webinar
-   * needs no token. Returns the attendee's user id (null for the host and anonymous viewers).
+   * needs no token. Returns the attendee's user id (null for the host and anonymous viewers) and whether it is the host.
    */
-  async authorizePlay(id: string, token: string | null): Promise<LiveWebinarRef & { userId: number | null }> {
+  async authorizePlay(id: string, token: string | null): Promise<LiveWebinarRef & { userId: number | null; host: boolean }> {
     const webinar = await this.load(id);
     const ref = { id, scope: { partnerId: webinar.partnerId, mode: webinar.mode }, status: webinar.status };
     if (webinar.status === 'ended') throw new DomainError('webinar_ended');
     if (token === null) {
       if (!webinar.isPublic) throw new DomainError('missing_token');
-      return { ...ref, userId: null };
+      return { ...ref, userId: null, host: false };
     }
     const seat = isTokenShaped(token) ? await this.repo.attendeeByTokenHash(id, sha256Hex(token)) : null;
-    if (seat) return { ...ref, userId: seat.userId };
+    if (seat) return { ...ref, userId: seat.userId, host: false };
     const hostHash = await this.repo.hostTokenHash(id);
-    if (hostHash && tokenMatches(token, hostHash)) return { ...ref, userId: null };
+    if (hostHash && tokenMatches(token, hostHash)) return { ...ref, userId: null, host: true };
     throw new DomainError('invalid_token');
   }
 

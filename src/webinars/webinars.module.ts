@@ -13,11 +13,12 @@ import { Webinar } from './webinar.entity';
 import { WebinarsController } from './webinars.controller';
 import { WebinarsRepository } from './webinars.repository';
 import { WebinarsService } from './webinars.service';
+import { PresenceRepository } from './presence.repository';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Webinar, WebinarAttendee]), UsersModule, PartnersModule],
   controllers: [WebinarsController, LivePagesController],
-  providers: [WebinarsService, WebinarsRepository, AttendanceService, LivePagesService, LiveAccessService, WebinarLinks, WebinarTokens],
-  exports: [LiveAccessService],
+  providers: [WebinarsService, WebinarsRepository, AttendanceService, LivePagesService, LiveAccessService, WebinarLinks, WebinarTokens, PresenceRepository],
+  exports: [LiveAccessService, AttendanceService, PresenceRepository],
 })
 export class WebinarsModule {}

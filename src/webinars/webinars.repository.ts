@@ -221,14 +221,22 @@ export class WebinarsRepository {
     return rows.length > 0;
   }
 
-  /** Marks the seat joined (joined_at keeps the first join) and answers this join's time. */
-  async markJoined(em: EntityManager, webinarId: string, userId: number): Promise<Date> {
-    const [row] = await returning<{ now: Date }>(
+  /**
+   * Marks the seat joined while the webinar is live (joined_at keeps the first join): this join's time and whether it
+   * was the attendee's first, or null when the webinar is not live. The row lock orders concurrent joins of one seat.
+   */
+  async markJoined(em: EntityManager, webinarId: string, userId: number): Promise<{ at: Date; first: boolean } | null> {
+    const [row] = await returning<{ now: Date; first: boolean }>(
       em,
-      `UPDATE webinar_attendees SET status = 'joined', joined_at = COALESCE(joined_at, now()) WHERE webinar_id = $1 AND user_id = $2 RETURNING now() AS now`,
+      `WITH prev AS (
+         SELECT a.id, a.joined_at FROM webinar_attendees a JOIN webinars w ON w.id = a.webinar_id AND w.status = 'live'
+         WHERE a.webinar_id = $1 AND a.user_id = $2 FOR UPDATE OF a
+       )
+       UPDATE webinar_attendees a SET status = 'joined', joined_at = COALESCE(a.joined_at, now())
+       FROM prev WHERE a.id = prev.id RETURNING now() AS now, prev.joined_at IS NULL AS first`,
       [webinarId, userId],
     );
-    return row.now;
+    return row ? { at: row.now, first: row.first } : null;
   }
 
   async attendeeTokenSealed(em: EntityManager, webinarId: string, userId: number): Promise<string | null> {

@@ -15,6 +15,7 @@ import { stateConflict, WEBINAR_ID_SHAPE } from './webinar-state';
 import { WebinarTokens } from './webinar-tokens';
 import { Webinar } from './webinar.entity';
 import { WebinarsRepository } from './webinars.repository';
+import { PresenceRepository } from './presence.repository';
 
 /** Webinars themselves: creation (with the plan's room limit), reads, and the scheduled → live → ended transitions. */
 @Injectable()
@@ -25,6 +26,7 @@ export class WebinarsService {
     private readonly users: UsersService,
     private readonly links: WebinarLinks,
     private readonly tokens: WebinarTokens,
+    private readonly presence: PresenceRepository,
   ) {}
 
   async create(auth: AuthContext, dto: CreateWebinarDto): Promise<CreatedWebinarDto> {
@@ -107,6 +109,9 @@ export class WebinarsService {
       const webinar = await this.find(scope, id, tx.em);
       // The row lock taken by the UPDATE has let every in-flight join finish first; later joins see "ended".
       const count = await this.repo.joinedCount(id, tx.em);
+      // Sessions still open end with the webinar; the relay drops their media once this commits.
+      await this.presence.closeAll(tx.em, id, webinar.endedAt!);
+      const presence = await this.presence.summary(tx.em, id);
       const result: EndedWebinarDto = {
         webinar_id: webinar.id,
         status: 'ended',
@@ -125,6 +130,8 @@ export class WebinarsService {
           ended_at: result.ended_at,
           duration_minutes: result.duration_minutes,
           attendance_count: result.attendance_count,
+          peak_concurrent_attendees: presence.peakConcurrent,
+          total_watch_minutes: Math.round(presence.totalWatchSeconds / 0.6) / 100,
         },
         webinar.endedAt!,
       );

@@ -120,6 +120,8 @@ describe('events of the business flows reach a real receiver', () => {
       ended_at: ended.body.data.ended_at,
       duration_minutes: ended.body.data.duration_minutes,
       attendance_count: 2,
+      peak_concurrent_attendees: 0,
+      total_watch_minutes: 0,
     });
   });
 

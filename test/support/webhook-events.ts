@@ -80,6 +80,8 @@ export const SAMPLE_PAYLOADS: { [K in PublicEventType]: PublicEventMap[K] } = {
     ended_at: '2025-11-22T11:00:00.000Z',
     duration_minutes: 60,
     attendance_count: 4,
+    peak_concurrent_attendees: 3,
+    total_watch_minutes: 152.5,
   },
 };
 

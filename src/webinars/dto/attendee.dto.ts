@@ -13,6 +13,19 @@ export class AttendeeDto {
   @ApiProperty({ example: '2026-12-01T15:03:00.000Z', nullable: true, type: String, description: 'First time the attendee joined.' }) joined_at: string | null;
 }
 
+/** A row of the attendees list: the seat plus the attendee's measured presence. */
+export class AttendeePresenceDto extends AttendeeDto {
+  @ApiProperty({
+    example: 2712,
+    minimum: 0,
+    description: "Seconds the attendee's media sessions (the attendee page or any WHEP player with their token) were connected: closed sessions plus an open one up to now.",
+  })
+  watched_seconds: number;
+
+  @ApiProperty({ example: true, description: 'Whether the attendee has a media session connected now.' })
+  connected: boolean;
+}
+
 /** register / join result: the attendee plus their personal join link. */
 export class AttendanceDto extends AttendeeDto {
   @ApiProperty({ example: ID }) webinar_id: string;
@@ -26,7 +39,7 @@ export class AttendanceDto extends AttendeeDto {
 
 export class AttendeeListDto extends PageMetaDto {
   @ApiProperty({ example: ID }) webinar_id: string;
-  @ApiProperty({ type: [AttendeeDto] }) attendees: AttendeeDto[];
+  @ApiProperty({ type: [AttendeePresenceDto] }) attendees: AttendeePresenceDto[];
 }
 
 export class ListAttendeesQuery extends PageQuery {}
