@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import type { UserSnapshot } from '../users/users.service';
-import type { AttendeeDto } from './dto/attendee.dto';
+import type { AttendeeSeatDto } from './dto/attendee.dto';
 import type { PublicWebinarDto, WebinarDto } from './dto/webinar.dto';
 import type { WebinarAttendee } from './webinar-attendee.entity';
 import type { Webinar } from './webinar.entity';
@@ -65,7 +65,7 @@ export class WebinarLinks {
   }
 }
 
-export function toAttendeeView(a: WebinarAttendee, u: UserSnapshot): AttendeeDto {
+export function toAttendeeView(a: WebinarAttendee, u: UserSnapshot): AttendeeSeatDto {
   return {
     user_id: u.id,
     external_user_id: u.externalUserId,

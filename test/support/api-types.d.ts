@@ -1495,7 +1495,7 @@ export interface webhooks {
         put?: never;
         /**
          * A learner joined a live webinar
-         * @description Sent the first time each learner joins a webinar. Answer any 2xx within the delivery timeout (10 s by default) to acknowledge. Anything else (another status, a timeout, a refused connection) is retried with the same bytes and the same `webhook_id`: 8 attempts over about a day, honouring a `Retry-After` you send; then the delivery is `failed` (redeliver it with POST /api/connect/webhooks/{id}/deliveries/{webhook_id}/redeliver). A 410 Gone disables the subscription at once. Delivery statuses: `pending`, `delivered`, `failed`, and `skipped` (the event matched a disabled subscription and was not sent). Verify the signature over the raw body before parsing it; order is not guaranteed.
+         * @description Sent once per learner and webinar, on their first join: through POST /api/webinars/{id}/join, their personal link, or the first media connection of the attendee page (WHEP). Later joins and reconnects send nothing. Answer any 2xx within the delivery timeout (10 s by default) to acknowledge. Anything else (another status, a timeout, a refused connection) is retried with the same bytes and the same `webhook_id`: 8 attempts over about a day, honouring a `Retry-After` you send; then the delivery is `failed` (redeliver it with POST /api/connect/webhooks/{id}/deliveries/{webhook_id}/redeliver). A 410 Gone disables the subscription at once. Delivery statuses: `pending`, `delivered`, `failed`, and `skipped` (the event matched a disabled subscription and was not sent). Verify the signature over the raw body before parsing it; order is not guaranteed.
          */
         post: operations["webhook_webinar_joined"];
         delete?: never;
@@ -1515,7 +1515,7 @@ export interface webhooks {
         put?: never;
         /**
          * A webinar ended
-         * @description Sent by POST /api/webinars/{id}/end. Answer any 2xx within the delivery timeout (10 s by default) to acknowledge. Anything else (another status, a timeout, a refused connection) is retried with the same bytes and the same `webhook_id`: 8 attempts over about a day, honouring a `Retry-After` you send; then the delivery is `failed` (redeliver it with POST /api/connect/webhooks/{id}/deliveries/{webhook_id}/redeliver). A 410 Gone disables the subscription at once. Delivery statuses: `pending`, `delivered`, `failed`, and `skipped` (the event matched a disabled subscription and was not sent). Verify the signature over the raw body before parsing it; order is not guaranteed.
+         * @description Sent when a webinar ends (POST /api/webinars/{id}/end or the host page). Media sessions still open are closed at that moment. Answer any 2xx within the delivery timeout (10 s by default) to acknowledge. Anything else (another status, a timeout, a refused connection) is retried with the same bytes and the same `webhook_id`: 8 attempts over about a day, honouring a `Retry-After` you send; then the delivery is `failed` (redeliver it with POST /api/connect/webhooks/{id}/deliveries/{webhook_id}/redeliver). A 410 Gone disables the subscription at once. Delivery statuses: `pending`, `delivered`, `failed`, and `skipped` (the event matched a disabled subscription and was not sent). Verify the signature over the raw body before parsing it; order is not guaranteed.
          */
         post: operations["webhook_webinar_ended"];
         delete?: never;
@@ -3229,6 +3229,16 @@ export interface components {
              * @example 2026-12-01T15:03:00.000Z
              */
             joined_at: string | null;
+            /**
+             * @description Seconds the attendee's media sessions (the attendee page or any WHEP player with their token) were connected: closed sessions plus an open one up to now.
+             * @example 2712
+             */
+            watched_seconds: number;
+            /**
+             * @description Whether the attendee has a media session connected now.
+             * @example true
+             */
+            connected: boolean;
         };
         AttendeeListDto: {
             /**
@@ -4026,6 +4036,16 @@ export interface components {
             duration_minutes: number;
             /** @example 42 */
             attendance_count: number;
+            /**
+             * @description Most viewers playing the webinar at once, measured from their media sessions (an attendee with two tabs counts once; anonymous embed viewers count).
+             * @example 37
+             */
+            peak_concurrent_attendees: number;
+            /**
+             * @description Attendees' time connected to the webinar's media, summed over every session, in minutes to the hundredth.
+             * @example 1843.25
+             */
+            total_watch_minutes: number;
         };
         /** @description The body of a `webinar.ended` delivery. */
         WebinarEndedEvent: {

@@ -3,7 +3,8 @@ import { PageQuery, PageMetaDto } from '../../common/pagination';
 
 const ID = 'wbn_4fJ9kQ2xT7mN1pR8sV3wYz';
 
-export class AttendeeDto {
+/** A seat: who registered and when they first joined. */
+export class AttendeeSeatDto {
   @ApiProperty({ example: 501 }) user_id: number;
   @ApiProperty({ example: 'acme-user-1001' }) external_user_id: string;
   @ApiProperty({ example: 'Ada Lovelace' }) name: string;
@@ -14,11 +15,12 @@ export class AttendeeDto {
 }
 
 /** A row of the attendees list: the seat plus the attendee's measured presence. */
-export class AttendeePresenceDto extends AttendeeDto {
+export class AttendeeDto extends AttendeeSeatDto {
   @ApiProperty({
     example: 2712,
     minimum: 0,
-    description: "Seconds the attendee's media sessions (the attendee page or any WHEP player with their token) were connected: closed sessions plus an open one up to now.",
+    description:
+      "Seconds the attendee's media sessions (the attendee page or any WHEP player with their token) were connected: closed sessions plus an open one up to now.",
   })
   watched_seconds: number;
 
@@ -27,7 +29,7 @@ export class AttendeePresenceDto extends AttendeeDto {
 }
 
 /** register / join result: the attendee plus their personal join link. */
-export class AttendanceDto extends AttendeeDto {
+export class AttendanceDto extends AttendeeSeatDto {
   @ApiProperty({ example: ID }) webinar_id: string;
   @ApiProperty({
     example: `https://api.example.com/live/join?wbn=${ID}&a=q1WmZ8rT4yU6iO0pA3sD5fG7hJ9kL2xC4vB6nM8qW0e`,
@@ -39,7 +41,7 @@ export class AttendanceDto extends AttendeeDto {
 
 export class AttendeeListDto extends PageMetaDto {
   @ApiProperty({ example: ID }) webinar_id: string;
-  @ApiProperty({ type: [AttendeePresenceDto] }) attendees: AttendeePresenceDto[];
+  @ApiProperty({ type: [AttendeeDto] }) attendees: AttendeeDto[];
 }
 
 export class ListAttendeesQuery extends PageQuery {}
