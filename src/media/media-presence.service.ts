@@ -1,7 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { Scope } from '../common/scope';
 import { AttendanceService } from '../webinars/attendance.service';
-import { PresenceRepository } from '../webinars/presence.repository';
 import { MediaRelay } from './media-relay.service';
 import type { MediaSession } from './media-room';
 
@@ -25,7 +24,6 @@ export class MediaPresence implements OnModuleInit {
 
   constructor(
     private readonly relay: MediaRelay,
-    private readonly sessions: PresenceRepository,
     private readonly attendance: AttendanceService,
   ) {}
 
@@ -47,7 +45,7 @@ export class MediaPresence implements OnModuleInit {
 
   private async opened(viewer: Viewer, sessionId: string, at: Date): Promise<void> {
     try {
-      await this.sessions.opened(viewer.webinarId, viewer.userId, sessionId, at);
+      await this.attendance.sessionOpened(viewer.webinarId, viewer.userId, sessionId, at);
       if (viewer.userId !== null) await this.attendance.joinedByConnection(viewer.scope, viewer.webinarId, viewer.userId);
     } catch (e) {
       this.logger.error(`recording media session ${sessionId} of ${viewer.webinarId} failed: ${(e as Error).message}`);
@@ -59,7 +57,7 @@ export class MediaPresence implements OnModuleInit {
     if (!opened) return;
     this.open.delete(session.id);
     void opened
-      .then(() => this.sessions.closed(session.id, at))
+      .then(() => this.attendance.sessionClosed(session.id, at))
       .catch((e: Error) => this.logger.error(`closing media session ${session.id} failed: ${e.message}`));
   }
 }

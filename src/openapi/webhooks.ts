@@ -121,7 +121,8 @@ export const EVENT_DATA: Record<PublicEventType, { summary: string; description:
         type: 'integer',
         minimum: 0,
         example: 37,
-        description: 'Most viewers playing the webinar at once, measured from their media sessions (an attendee with two tabs counts once; anonymous embed viewers count).',
+        description:
+          'Most viewers playing the webinar at once, measured from their media sessions (an attendee with two tabs counts once; anonymous embed viewers count).',
       },
       total_watch_minutes: {
         type: 'number',

@@ -62,6 +62,15 @@ export class AttendanceService {
     });
   }
 
+  /** A viewer's media session connected (user null: an anonymous embed viewer). */
+  async sessionOpened(webinarId: string, userId: number | null, sessionId: string, at: Date): Promise<void> {
+    await this.presence.opened(webinarId, userId, sessionId, at);
+  }
+
+  async sessionClosed(sessionId: string, at: Date): Promise<void> {
+    await this.presence.closed(sessionId, at);
+  }
+
   private async markJoined(tx: Tx, scope: Scope, webinarId: string, user: UserSnapshot): Promise<void> {
     const joined = await this.repo.markJoined(tx.em, webinarId, user.id);
     if (!joined?.first) return;

@@ -19,6 +19,6 @@ import { PresenceRepository } from './presence.repository';
   imports: [TypeOrmModule.forFeature([Webinar, WebinarAttendee]), UsersModule, PartnersModule],
   controllers: [WebinarsController, LivePagesController],
   providers: [WebinarsService, WebinarsRepository, AttendanceService, LivePagesService, LiveAccessService, WebinarLinks, WebinarTokens, PresenceRepository],
-  exports: [LiveAccessService, AttendanceService, PresenceRepository],
+  exports: [LiveAccessService, AttendanceService],
 })
 export class WebinarsModule {}

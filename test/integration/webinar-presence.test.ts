@@ -20,7 +20,11 @@ beforeAll(async () => {
   t = await startApp({ MEDIA_PUBLIC_IP: '127.0.0.1' });
   receiver = await new WebhookReceiver().start();
   p = await createPartner(t, { plan: 'enterprise' });
-  const sub = await p.http.post('/api/connect/webhooks', { url: receiver.url('/presence'), events: ['webinar.joined', 'webinar.ended'], secret: 'presence-secret-0123456789abcdef' });
+  const sub = await p.http.post('/api/connect/webhooks', {
+    url: receiver.url('/presence'),
+    events: ['webinar.joined', 'webinar.ended'],
+    secret: 'presence-secret-0123456789abcdef',
+  });
   expect(sub.status).toBe(201);
 });
 afterEach(() => open.splice(0).forEach((c) => c.close()));
@@ -37,13 +41,16 @@ type Row = { user_id: number; status: string; watched_seconds: number; connected
 async function rows(webinarId: string): Promise<Map<number, Row>> {
   const res = await p.http.get(`/api/webinars/${webinarId}/attendees`);
   expect(res.status).toBe(200);
-  return new Map((res.body.data.attendees as Row[]).map((r) => [r.user_id, r]));
+  const body = res.body as { data: { attendees: Row[] } };
+  return new Map(body.data.attendees.map((r) => [r.user_id, r]));
 }
 
-function events(type: string): Array<{ data: Record<string, unknown> }> {
+type Envelope = { event: string; data: Record<string, unknown> };
+
+function events(type: string): Envelope[] {
   return receiver
     .at('/presence')
-    .map((r) => JSON.parse(r.body.toString('utf8')))
+    .map((r) => JSON.parse(r.body.toString('utf8')) as Envelope)
     .filter((e) => e.event === type);
 }
 
@@ -51,7 +58,8 @@ async function registered(webinarId: string, name: string) {
   const user = await createUser(p, name);
   const res = await p.http.post(`/api/webinars/${webinarId}/register`, { user_id: user.id });
   expect(res.status).toBe(201);
-  return { user, token: new URL(res.body.data.join_url as string).searchParams.get('a')! };
+  const body = res.body as { data: { join_url: string } };
+  return { user, token: new URL(body.data.join_url).searchParams.get('a')! };
 }
 
 async function play(webinarId: string, token?: string): Promise<NodeViewer> {
@@ -72,7 +80,7 @@ async function leave(viewer: NodeViewer): Promise<void> {
 describe('presence measured from media sessions', () => {
   it('watched_seconds grows while playing and stops on leaving; joined once; webinar.ended carries peak and watch time', async () => {
     const w = await liveWebinar(p, { is_public: true, title: 'Presence' });
-    track(new NodePublisher()).publish(`${t.baseUrl}/live/${w.webinar_id}/whip`, hostTokenOf(w));
+    expect((await track(new NodePublisher()).publish(`${t.baseUrl}/live/${w.webinar_id}/whip`, hostTokenOf(w))).status).toBe(201);
     const a = await registered(w.webinar_id, 'Ada Lovelace');
     const b = await registered(w.webinar_id, 'Barbara Liskov');
 
