@@ -39,7 +39,8 @@ describe('Idempotency-Key applies to keyed requests only (contract section 19)',
     const body = { name: 'Same Body Inc', email: `${unique('reg')}@example.com` };
     const first = await t.http.post('/api/partners/register', body, withKey(key));
     expect(first.status).toBe(201);
-    const second = await t.http.post('/api/partners/register', body, withKey(key));
+    // Another address (one partner per address): had the key applied, this would be 422 idempotency_key_reused.
+    const second = await t.http.post('/api/partners/register', { ...body, email: `${unique('reg')}@example.com` }, withKey(key));
     expect(second.status).toBe(201);
     expect(second.headers.get('idempotent-replayed')).toBeNull();
     expect(second.body.data.api_key.key).not.toBe(first.body.data.api_key.key);
