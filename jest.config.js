@@ -24,6 +24,9 @@ const withServices = {
 module.exports = {
   testTimeout: 30000,
   maxWorkers: 2,
+  // A worker that has run many files holds gigabytes (apps' pools, the media stack, model weights freed late), and its
+  // garbage collection then slows every later file: above this, jest starts the worker afresh between two files.
+  workerIdleMemoryLimit: '1500MB',
   // How long jest waits for a worker to leave before it forces it and warns. Measured in full runs: both workers had
   // nothing but stdio open at jest's END message and left at once (test/support/service-environment.js), yet jest warned
   // once per run with its default 500 ms: its own loop, busy at the end of a run, ran that timer before it read the
