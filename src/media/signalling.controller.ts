@@ -1,5 +1,17 @@
 import { Controller, Delete, Headers, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiExcludeEndpoint, ApiExtension, ApiHeader, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiExcludeEndpoint,
+  ApiExtension,
+  ApiHeader,
+  ApiOperation,
+  ApiParam,
+  ApiProduces,
+  ApiQuery,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../auth/public.decorator';
 import { RawResponse } from '../common/envelope.interceptor';
@@ -17,7 +29,7 @@ const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
 
 const SDP_BODY = {
   description: 'An SDP offer (RFC 8866) with audio and/or video; VP8 and Opus are relayed.',
-  content: { [SDP_TYPE]: { schema: { type: 'string' } } },
+  schema: { type: 'string' },
 };
 const ANSWER = {
   status: 201,
@@ -82,6 +94,7 @@ export class SignallingController {
   @ApiParam({ name: 'id', description: 'The webinar id (`wbn_…`).' })
   @ApiHeader({ ...BEARER, required: true })
   @ApiQuery({ name: 'take_over', required: false, description: 'Close the current publisher first.', schema: { type: 'boolean' } })
+  @ApiConsumes(SDP_TYPE)
   @ApiBody(SDP_BODY)
   @ApiProduces(SDP_TYPE)
   @ApiResponse(ANSWER)
@@ -109,6 +122,7 @@ export class SignallingController {
   })
   @ApiParam({ name: 'id', description: 'The webinar id (`wbn_…`).' })
   @ApiHeader(BEARER)
+  @ApiConsumes(SDP_TYPE)
   @ApiBody(SDP_BODY)
   @ApiProduces(SDP_TYPE)
   @ApiResponse(ANSWER)

@@ -11652,7 +11652,7 @@ export interface operations {
         /** @description An SDP offer (RFC 8866) with audio and/or video; VP8 and Opus are relayed. */
         requestBody: {
             content: {
-                "application/json": unknown;
+                "application/sdp": string;
             };
         };
         responses: {
@@ -11744,7 +11744,7 @@ export interface operations {
         /** @description An SDP offer (RFC 8866) with audio and/or video; VP8 and Opus are relayed. */
         requestBody: {
             content: {
-                "application/json": unknown;
+                "application/sdp": string;
             };
         };
         responses: {
