@@ -195,6 +195,8 @@ export class VerifyEmailQuery {
   @ApiProperty({
     example: 'q3X9mV0bL2cR7tY1uW4zA8sD6fG5hJ2kN0pQ9rT3vX1',
     pattern: '^[A-Za-z0-9_-]{43}$',
+    minLength: 43,
+    maxLength: 43,
     description: 'The token of the link mailed at registration.',
   })
   @IsString()
