@@ -25,7 +25,7 @@ import { PartnerEmailVerification1763800164000 } from './1763800164000-partner-e
 import { SearchSentenceVectors1763800280000 } from './1763800280000-search-sentence-vectors';
 import { PartnerDashboard1763800320000 } from './1763800320000-partner-dashboard';
 import { WebinarMediaSessions1763800330000 } from './1763800330000-webinar-media-sessions';
-import { DeliveryErrorsWithoutAddresses1795766002632 } from './1795766002632-delivery-errors-without-addresses';
+import { DeliveryErrorsWithoutAddresses1763800340000 } from './1763800340000-delivery-errors-without-addresses';
 
 /** Every migration in order. A new migration is added here as well, so the build, the CLI and the tests run the same list. */
 export const MIGRATIONS = [
@@ -55,6 +55,6 @@ export const MIGRATIONS = [
   PartnerEmailVerification1763800164000,
   SearchSentenceVectors1763800280000,
   PartnerDashboard1763800320000,
-  DeliveryErrorsWithoutAddresses1795766002632,
   WebinarMediaSessions1763800330000,
+  DeliveryErrorsWithoutAddresses1763800340000,
 ];

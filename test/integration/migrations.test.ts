@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/database/data-source';
 import { MIGRATIONS } from '../../migrations';
-import { OLD_SOCKET_ERROR, rewrittenError } from '../../migrations/1795766002632-delivery-errors-without-addresses';
+import { OLD_SOCKET_ERROR, rewrittenError } from '../../migrations/1763800340000-delivery-errors-without-addresses';
 import { Course } from '../../src/courses/course.entity';
 import { Topic } from '../../src/courses/topic.entity';
 import { Tutor } from '../../src/courses/tutor.entity';

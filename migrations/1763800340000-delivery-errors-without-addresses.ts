@@ -6,8 +6,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * from the error code alone; this rewrites the errors already stored the same way, so delivery lists and attempt
  * details never show an address. The old wording is not kept: `down` has nothing to restore.
  */
-export class DeliveryErrorsWithoutAddresses1795766002632 implements MigrationInterface {
-  name = 'DeliveryErrorsWithoutAddresses1795766002632';
+export class DeliveryErrorsWithoutAddresses1763800340000 implements MigrationInterface {
+  name = 'DeliveryErrorsWithoutAddresses1763800340000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`UPDATE webhook_deliveries SET last_error = ${rewrittenError('last_error')} WHERE last_error ~ '${OLD_SOCKET_ERROR}'`);
