@@ -1,4 +1,4 @@
-import { chromiumPath } from '../support/chromium';
+import { chromiumPath, servePublicBaseFrom } from '../support/chromium';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,10 +37,7 @@ afterAll(async () => {
 /** A page that reaches the test server under PUBLIC_BASE_URL, so verify_url is opened exactly as handed out; it records CSP refusals. */
 async function openPage(viewport = { width: 1000, height: 760 }): Promise<{ page: Page; problems: string[] }> {
   const context = await browser.newContext({ viewport });
-  await context.route(`${PUBLIC_BASE}/**`, async (route) => {
-    const response = await route.fetch({ url: route.request().url().replace(PUBLIC_BASE, t.baseUrl) });
-    await route.fulfill({ response });
-  });
+  await servePublicBaseFrom(context, PUBLIC_BASE, t.baseUrl);
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (m) => {

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromiumPath } from '../support/chromium';
+import { chromiumPath, servePublicBaseFrom } from '../support/chromium';
 import { Browser, chromium, Page } from 'playwright-core';
 import { MediaRelay } from '../../src/media/media-relay.service';
 import { startApp, TestApp } from '../support/app';
@@ -44,10 +44,7 @@ afterAll(async () => {
 
 async function openPage(): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1000, height: 800 } });
-  await context.route(`${PUBLIC_BASE}/**`, async (route) => {
-    const response = await route.fetch({ url: route.request().url().replace(PUBLIC_BASE, t.baseUrl) });
-    await route.fulfill({ response });
-  });
+  await servePublicBaseFrom(context, PUBLIC_BASE, t.baseUrl);
   return context.newPage();
 }
 

@@ -1,4 +1,4 @@
-import { chromiumPath } from '../support/chromium';
+import { chromiumPath, servePublicBaseFrom } from '../support/chromium';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,10 +37,7 @@ afterAll(async () => {
  */
 async function openPage(): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-  await context.route(`${PUBLIC_BASE}/**`, async (route) => {
-    const response = await route.fetch({ url: route.request().url().replace(PUBLIC_BASE, t.baseUrl) });
-    await route.fulfill({ response });
-  });
+  await servePublicBaseFrom(context, PUBLIC_BASE, t.baseUrl);
   return context.newPage();
 }
 

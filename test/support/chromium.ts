@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import type { APIResponse, BrowserContext } from 'playwright-core';
 
 /** The Chromium the browser tests drive (`npm test`'s pretest step makes sure there is one): CHROMIUM_PATH or the first on PATH. */
 export function chromiumPath(): string {
@@ -12,4 +13,25 @@ export function chromiumPath(): string {
     }
   }
   throw new Error('Chromium not found: run `apt-get install chromium` or set CHROMIUM_PATH (npm test does this check first).');
+}
+
+/**
+ * Serves `publicBase` (the PUBLIC_BASE_URL the service writes into its links) from the test server. A page closed
+ * while one of its requests is in flight disposes the request context; that request's failure is the closing, not a fault.
+ */
+export async function servePublicBaseFrom(context: BrowserContext, publicBase: string, baseUrl: string): Promise<void> {
+  const closing = (error: unknown) =>
+    context.pages().every((page) => page.isClosed()) || /disposed|has been closed/.test(error instanceof Error ? error.message : String(error));
+  await context.route(`${publicBase}/**`, async (route) => {
+    let response: APIResponse;
+    try {
+      response = await route.fetch({ url: route.request().url().replace(publicBase, baseUrl) });
+    } catch (error) {
+      if (closing(error)) return;
+      throw error;
+    }
+    await route.fulfill({ response }).catch((error: unknown) => {
+      if (!closing(error)) throw error;
+    });
+  });
 }
