@@ -10,6 +10,20 @@ export interface Scope {
   mode: Mode;
 }
 
+/**
+ * The tenancy filter of hand-written SQL, written once. The scope's two values are always a statement's first two
+ * parameters: `WHERE ${inScope()} AND id = $3` with `scopeParams(scope, id)`; `inScope('u')` for a table alias.
+ */
+export function inScope(alias?: string): string {
+  const column = alias ? `${alias}.` : '';
+  return `${column}partner_id = $1 AND ${column}mode = $2`;
+}
+
+/** A scoped statement's parameters: partner and mode first (see `inScope`), then the statement's own. */
+export function scopeParams(scope: Scope, ...params: unknown[]): unknown[] {
+  return [scope.partnerId, scope.mode, ...params];
+}
+
 /** Columns of every partner-owned table. */
 export abstract class PartnerOwned {
   @Column({ name: 'partner_id', type: 'int' })
