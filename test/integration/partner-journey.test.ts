@@ -1,12 +1,12 @@
 import { randomInt } from 'node:crypto';
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { paths } from '../support/api-types';
+import type { paths } from '../../sdk/src/generated/openapi';
 import { startApp, TestApp } from '../support/app';
 import { createAdmin, unique } from '../support/factories';
 import { OpenApiDriftError, validatorFor } from '../support/openapi-validator';
 
 /**
- * One partner's whole journey through the client generated from the OpenAPI document (`npm run openapi:types`):
+ * One partner's whole journey through the client generated from the OpenAPI document (the partner SDK's types, `npm run sdk:generate`):
  * if a path, a body or a response shape in the document were wrong, this file would not type-check or would fail.
  */
 let t: TestApp;

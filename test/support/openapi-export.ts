@@ -1,5 +1,5 @@
 // Writes the OpenAPI document the app serves at /docs/openapi.json to a file, without connecting to PostgreSQL or Redis:
-// `node -r ./scripts/swc-register.js test/support/openapi-export.ts out.json` (used by `npm run openapi:types`).
+// `node -r ./scripts/swc-register.js test/support/openapi-export.ts out.json` (used by `npm run sdk:generate`).
 import 'reflect-metadata';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
