@@ -45,7 +45,15 @@ export interface AppModuleOptions {
 }
 
 /** Shared by the API and the worker: configuration, logging, PostgreSQL, Redis and the queues' connection, the event bus. */
-const CORE = [AppConfigModule, EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false }), DatabaseModule, RedisModule, QueueModule, EventsModule, MetricsModule];
+const CORE = [
+  AppConfigModule,
+  EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false }),
+  DatabaseModule,
+  RedisModule,
+  QueueModule,
+  EventsModule,
+  MetricsModule,
+];
 
 /** Feature modules: each owns its tables, routes and events. */
 const FEATURES = [

@@ -25,12 +25,12 @@ export class QueueWorkers implements OnModuleInit {
     if (orphans.length) {
       throw new Error(
         `No processor for the ${orphans.map((q) => `"${q}"`).join(', ')} queue${orphans.length === 1 ? '' : 's'} in a process that runs workers: ` +
-          'its jobs would never run. Add the @Processor class to its worker module, and that module to WORKERS (src/app.module.ts).',
+          'its jobs would never run. Add the @Processor class to its worker module, and that module to workers() in src/app.module.ts.',
       );
     }
   }
 }
 
-/** Loaded first among WORKERS: turns the application's @Processor classes into running workers. */
+/** Loaded first among the worker modules (workers() in app.module.ts): turns the application's @Processor classes into running workers. */
 @Module({ imports: [DiscoveryModule], providers: [QueueWorkers] })
 export class QueueWorkersModule {}

@@ -1,6 +1,6 @@
 import type { QueueOptions, RedisOptions } from 'bullmq';
 import type { AppConfig } from '../config/app-config';
-import { EVENTS_MAX_LEN, FINISHED_JOBS_REMOVED } from './queue-options';
+import { queueOptions } from './queue-options';
 
 /** Every BullMQ queue of the service, named once: producers, processors, the dashboard and tests use these. */
 export const JOBS_QUEUE = 'jobs';
@@ -19,19 +19,8 @@ export function queuePrefix(config: Pick<AppConfig, 'redisPrefix'>): string {
  * enqueues it again. Workers take the same options with unlimited retries per command (`workerConnection`).
  */
 export function sharedQueueOptions(config: Pick<AppConfig, 'redisUrl' | 'redisPrefix'>): QueueOptions {
-  return {
-    connection: {
-      url: config.redisUrl,
-      maxRetriesPerRequest: 1,
-      connectTimeout: 2000,
-      retryStrategy: (times: number) => Math.min(times * 200, 2000),
-    },
-    prefix: queuePrefix(config),
-    // The events stream's bound lives in the queue's meta hash, which each Queue instance writes when it connects, so
-    // producers, workers and the dashboard must all agree on it.
-    streams: { events: { maxLen: EVENTS_MAX_LEN } },
-    defaultJobOptions: { ...FINISHED_JOBS_REMOVED },
-  };
+  const connection = { url: config.redisUrl, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: (times: number) => Math.min(times * 200, 2000) };
+  return queueOptions(connection, queuePrefix(config));
 }
 
 /**
