@@ -3,7 +3,8 @@ import { Test, TestingModule } from '@nestjs/testing';
 import { Queue } from 'bullmq';
 import { AppModule } from '../../src/app.module';
 import { JobsProcessor } from '../../src/jobs/worker/jobs.processor';
-import { JOBS_QUEUE, queuePrefix, WEBHOOK_QUEUE } from '../../src/redis/queues';
+import { JOBS_QUEUE, queuePrefix, SEARCH_EMBEDDINGS_QUEUE, WEBHOOK_QUEUE } from '../../src/redis/queues';
+import { SearchEmbeddingsProcessor } from '../../src/search/search-embeddings.processor';
 import { loadConfig } from '../../src/config/config';
 import { WebhookDeliveryProcessor } from '../../src/webhooks/worker/webhook-delivery.processor';
 
@@ -45,6 +46,32 @@ describe('queue processors wired by @nestjs/bullmq', () => {
       await expect(app.init()).rejects.toThrow(/No processor for the "jobs" queue in a process that runs workers/);
     } finally {
       await app.close();
+    }
+  });
+
+  it('has the hosted-embeddings queue and its processor only when SEARCH_EMBEDDINGS_URL is set', async () => {
+    const off = await workerModule();
+    try {
+      expect(() => off.get(SearchEmbeddingsProcessor)).toThrow();
+      expect(() => off.get(getQueueToken(SEARCH_EMBEDDINGS_QUEUE))).toThrow();
+    } finally {
+      await off.close();
+    }
+    // Nothing listens on the discard port: the embedding job fails and waits for its retry, which is not this test's.
+    const saved = process.env.SEARCH_EMBEDDINGS_URL;
+    process.env.SEARCH_EMBEDDINGS_URL = 'http://127.0.0.1:9/v1';
+    let on: TestingModule | undefined;
+    try {
+      on = await workerModule();
+      await on.init();
+      const { worker } = on.get(SearchEmbeddingsProcessor);
+      expect(worker.name).toBe(SEARCH_EMBEDDINGS_QUEUE);
+      expect(worker.opts).toMatchObject({ concurrency: 1, prefix: queuePrefix(loadConfig()) });
+      expect(worker.isRunning()).toBe(true);
+    } finally {
+      if (saved === undefined) delete process.env.SEARCH_EMBEDDINGS_URL;
+      else process.env.SEARCH_EMBEDDINGS_URL = saved;
+      await on?.close();
     }
   });
 
