@@ -1,5 +1,6 @@
 import { WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import type { Worker } from 'bullmq';
 import { errorMessage } from '../common/error-message';
 
 /**
@@ -21,6 +22,13 @@ export abstract class QueueProcessor extends WorkerHost implements OnApplication
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.worker.close();
+    // A start-up that failed before the workers were built (QueueWorkers) still closes the application.
+    let worker: Worker | undefined;
+    try {
+      worker = this.worker;
+    } catch {
+      return;
+    }
+    await worker.close();
   }
 }
