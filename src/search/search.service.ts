@@ -53,8 +53,7 @@ export class SearchService implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.encoder?.stop();
-    this.embedded?.stop();
+    await Promise.all([this.encoder?.stop(), this.embedded?.stop()]);
     await this.searchDb.close();
   }
 }
