@@ -1,7 +1,7 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { jsonBody } from './common/json-body.middleware';
-import { loadConfigOrExit } from './config/config';
+import { AppConfig, loadConfigOrExit } from './config/config';
 import { AdminQueuesModule } from './admin-queues/admin-queues.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuthModule } from './auth/auth.module';
@@ -15,6 +15,8 @@ import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging';
 import { MetricsModule } from './metrics/metrics.module';
 import { RedisModule } from './redis/redis.module';
+import { QueueModule } from './redis/queue.module';
+import { QueueWorkersModule } from './redis/queue-workers.module';
 import { UsersModule } from './users/users.module';
 import { CreditsModule } from './credits/credits.module';
 import { EnrollmentModule } from './enrollment/enrollment.module';
@@ -42,8 +44,16 @@ export interface AppModuleOptions {
   logStream?: NodeJS.WritableStream;
 }
 
-/** Shared by the API and the worker: configuration, logging, PostgreSQL, Redis, the event bus. */
-const CORE = [AppConfigModule, EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false }), DatabaseModule, RedisModule, EventsModule, MetricsModule];
+/** Shared by the API and the worker: configuration, logging, PostgreSQL, Redis and the queues' connection, the event bus. */
+const CORE = [
+  AppConfigModule,
+  EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false }),
+  DatabaseModule,
+  RedisModule,
+  QueueModule,
+  EventsModule,
+  MetricsModule,
+];
 
 /** Feature modules: each owns its tables, routes and events. */
 const FEATURES = [
@@ -67,20 +77,26 @@ const FEATURES = [
   HealthModule,
 ];
 
-/** Modules holding BullMQ processors and background loops, loaded where `worker` is on. */
-const WORKERS: DynamicModule['imports'] = [WebhooksWorkerModule, SearchWorkerModule, JobsWorkerModule, IdempotencyWorkerModule, CoursesWorkerModule];
+/**
+ * Modules holding BullMQ processors (@Processor classes) and background loops, loaded where `worker` is on.
+ * QueueWorkersModule builds the processors' workers and refuses to start if a registered queue has none.
+ */
+function workers(config: AppConfig): NonNullable<DynamicModule['imports']> {
+  return [QueueWorkersModule, WebhooksWorkerModule, SearchWorkerModule.register(config.search), JobsWorkerModule, IdempotencyWorkerModule, CoursesWorkerModule];
+}
 
 @Module({})
 export class AppModule implements NestModule {
   static register(options: AppModuleOptions): DynamicModule {
+    const config = loadConfigOrExit();
     return {
       module: AppModule,
       imports: [
-        LoggingModule.forRoot(loadConfigOrExit(), options.logStream),
+        LoggingModule.forRoot(config, options.logStream),
         ...CORE,
         ...FEATURES,
         ...(options.api ? [AdminQueuesModule] : []),
-        ...(options.worker ? (WORKERS ?? []) : []),
+        ...(options.worker ? workers(config) : []),
       ],
     };
   }

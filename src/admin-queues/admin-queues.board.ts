@@ -7,11 +7,8 @@ import type { RequestHandler } from 'express';
 import Redis from 'ioredis';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
-import { JOBS_QUEUE } from '../jobs/job-queue';
 import { queueOptions } from '../redis/queue-options';
-import { SEARCH_EMBEDDINGS_QUEUE } from '../search/embed-pending-courses.job';
-import { queuePrefix } from '../redis/producer-queue';
-import { WEBHOOK_QUEUE } from '../webhooks/webhook-queue';
+import { JOBS_QUEUE, queuePrefix, SEARCH_EMBEDDINGS_QUEUE, WEBHOOK_QUEUE } from '../redis/queues';
 import { AdminBasicAuth } from './admin-basic-auth';
 
 /** Where the dashboard is served (outside the /api prefix: it is a page, not a partner endpoint). */

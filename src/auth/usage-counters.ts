@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { sql, sqlOne } from '../common/database';
+import { PeriodicTask } from '../common/periodic-task';
 import type { Mode } from '../common/scope';
 import { RedisService } from '../redis/redis.service';
 
@@ -24,8 +25,8 @@ export class UsageCounters implements OnApplicationBootstrap, BeforeApplicationS
   private readonly logger = new Logger(UsageCounters.name);
   private touched = new Map<string, Counter>();
   private readonly restoring = new Map<string, Promise<void>>();
-  private timer?: NodeJS.Timeout;
-  private flushing?: Promise<void>;
+  // Every instance writes the greatest count it saw, so flushes need no jitter to stay apart.
+  private readonly flushLoop = new PeriodicTask({ name: UsageCounters.name, intervalMs: USAGE_FLUSH_MS, jitter: 0, unref: true }, () => this.flush());
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -33,16 +34,12 @@ export class UsageCounters implements OnApplicationBootstrap, BeforeApplicationS
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.flushing ??= this.flush().finally(() => (this.flushing = undefined));
-    }, USAGE_FLUSH_MS);
-    this.timer.unref();
+    this.flushLoop.start();
   }
 
   /** A last flush while PostgreSQL and Redis are still open. */
   async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.flushing;
+    await this.flushLoop.stop();
     await this.flush();
   }
 

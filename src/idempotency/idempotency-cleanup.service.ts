@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { errorMessage } from '../common/error-message';
+import { PeriodicTask } from '../common/periodic-task';
 import { IdempotencyRecords } from './idempotency-records';
 
 const INTERVAL_MS = 10 * 60 * 1000;
@@ -8,29 +8,22 @@ const INTERVAL_MS = 10 * 60 * 1000;
 @Injectable()
 export class IdempotencyCleanup implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(IdempotencyCleanup.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly task: PeriodicTask;
 
-  constructor(private readonly records: IdempotencyRecords) {}
+  constructor(private readonly records: IdempotencyRecords) {
+    this.task = new PeriodicTask({ name: IdempotencyCleanup.name, intervalMs: INTERVAL_MS, unref: true }, () => this.sweep());
+  }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.running = this.sweep();
-    }, INTERVAL_MS);
-    this.timer.unref();
+    this.task.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.task.stop();
   }
 
   private async sweep(): Promise<void> {
-    try {
-      const deleted = await this.records.deleteExpired();
-      if (deleted) this.logger.log({ deleted }, 'Expired idempotency keys deleted');
-    } catch (err) {
-      this.logger.warn({ err: errorMessage(err) }, 'Deleting expired idempotency keys failed; trying again later');
-    }
+    const deleted = await this.records.deleteExpired();
+    if (deleted) this.logger.log({ deleted }, 'Expired idempotency keys deleted');
   }
 }

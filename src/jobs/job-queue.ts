@@ -1,9 +1,8 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { AppConfig } from '../config/config';
-import { APP_CONFIG } from '../config/config.module';
-import { ProducerQueue } from '../redis/producer-queue';
-
-export const JOBS_QUEUE = 'jobs';
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import { addBulkWithin } from '../redis/producer-queue';
+import { JOBS_QUEUE } from '../redis/queues';
 
 export interface RunJobData {
   jobId: string;
@@ -25,11 +24,9 @@ export const JOB_ATTEMPTS = 8;
  * and its id is the BullMQ job id, so enqueuing a job twice (API and sweep, two sweeps) is harmless.
  */
 @Injectable()
-export class JobQueue implements OnApplicationShutdown {
-  private readonly producer: ProducerQueue<RunJobData>;
-
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.producer = new ProducerQueue<RunJobData>(config, JOBS_QUEUE);
+export class JobQueue {
+  constructor(@InjectQueue(JOBS_QUEUE) private readonly queue: Queue<RunJobData>) {
+    this.queue.on('error', () => undefined); // each enqueue reports its own failure; nothing to do per event
   }
 
   /** Enqueues jobs with their priorities (JobsRepository.priorities). Rejects within two seconds when Redis is unreachable. */
@@ -46,10 +43,6 @@ export class JobQueue implements OnApplicationShutdown {
         removeOnFail: true,
       },
     }));
-    await this.producer.addBulk(jobs, 'jobs');
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.producer.close();
+    await addBulkWithin(this.queue, jobs, 'jobs');
   }
 }

@@ -1,5 +1,4 @@
-import type { QueueOptions } from 'bullmq';
-import type Redis from 'ioredis';
+import type { ConnectionOptions, QueueOptions } from 'bullmq';
 
 /**
  * BullMQ's events stream (`<queue>:events`) gets an entry at every job state change and is trimmed to this length
@@ -16,9 +15,10 @@ export const EVENTS_MAX_LEN = 1000;
 export const FINISHED_JOBS_REMOVED = { removeOnComplete: true, removeOnFail: true } as const;
 
 /**
- * Options every Queue of ours is built with. The events stream's bound lives in the queue's meta hash, which each
- * Queue instance writes when it connects, so producers, workers' queues and the dashboard must all agree on it.
+ * Options every Queue of ours is built with (the app's through sharedQueueOptions in queues.ts, the dashboard's on its
+ * own connection). The events stream's bound lives in the queue's meta hash, which each Queue instance writes when it
+ * connects, so producers, workers' queues and the dashboard must all agree on it.
  */
-export function queueOptions(connection: Redis, prefix: string): QueueOptions {
+export function queueOptions(connection: ConnectionOptions, prefix: string): QueueOptions {
   return { connection, prefix, streams: { events: { maxLen: EVENTS_MAX_LEN } }, defaultJobOptions: { ...FINISHED_JOBS_REMOVED } };
 }

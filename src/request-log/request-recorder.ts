@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import type { Request, Response } from 'express';
 import type { AuthedRequest } from '../auth/auth-context';
 import { errorMessage } from '../common/error-message';
+import { PeriodicTask } from '../common/periodic-task';
 import { requestIdOf } from '../common/request-id';
 import { maskApiKeys, maskUrl } from '../logging';
 import { RecordedRequest, RequestLogRepository } from './request-log.repository';
@@ -27,24 +28,19 @@ const MAX_BUFFERED = 20_000;
 export class RequestRecorder implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(RequestRecorder.name);
   private buffer: RecordedRequest[] = [];
-  private timer?: NodeJS.Timeout;
-  private pruneTimer?: NodeJS.Timeout;
-  private flushing?: Promise<void>;
+  private readonly flushLoop = new PeriodicTask({ name: RequestRecorder.name, intervalMs: REQUEST_FLUSH_MS, jitter: 0, unref: true }, () => this.flush());
+  private readonly pruneLoop = new PeriodicTask({ name: 'RequestLogPrune', intervalMs: PRUNE_EVERY_MS, unref: true }, () => this.prune());
   private dropped = 0;
 
   constructor(private readonly repo: RequestLogRepository) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.flushSoon(), REQUEST_FLUSH_MS);
-    this.timer.unref();
-    this.pruneTimer = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
-    this.pruneTimer.unref();
+    this.flushLoop.start();
+    this.pruneLoop.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    clearInterval(this.pruneTimer);
-    await this.flushing;
+    await Promise.all([this.flushLoop.stop(), this.pruneLoop.stop()]);
     await this.flush();
   }
 
@@ -71,7 +67,7 @@ export class RequestRecorder implements OnApplicationBootstrap, BeforeApplicatio
       this.dropped += this.buffer.length - MAX_BUFFERED;
       this.buffer.splice(0, this.buffer.length - MAX_BUFFERED);
     }
-    if (this.buffer.length >= MAX_BATCH) void this.flushSoon();
+    if (this.buffer.length >= MAX_BATCH) void this.flushLoop.runNow();
   };
 
   /** Writes what is buffered now (tests and shutdown); concurrent callers share the write in progress. */
@@ -91,11 +87,6 @@ export class RequestRecorder implements OnApplicationBootstrap, BeforeApplicatio
       this.logger.warn({ dropped: this.dropped }, 'Request log entries dropped while PostgreSQL was unreachable');
       this.dropped = 0;
     }
-  }
-
-  private flushSoon(): Promise<void> {
-    this.flushing ??= this.flush().finally(() => (this.flushing = undefined));
-    return this.flushing;
   }
 
   /** Deletes requests past the retention (and old day counts); hourly, and callable by operators and tests. */

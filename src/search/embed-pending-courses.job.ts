@@ -1,15 +1,18 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { embedPendingCourses } from './embedding-indexer';
 import { EmbeddingsClient } from './embeddings.client';
+import { EMBEDDINGS_CLIENT } from './search.providers';
 
-export const SEARCH_EMBEDDINGS_QUEUE = 'search-embeddings';
 export const EMBED_PENDING_JOB = 'embed-pending-courses';
 
 /** Embeds the courses whose vectors are missing or stale; failures are thrown so BullMQ retries with back-off. */
+@Injectable()
 export class EmbedPendingCoursesJob {
   constructor(
-    private readonly db: DataSource,
-    private readonly client: EmbeddingsClient,
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(EMBEDDINGS_CLIENT) private readonly client: EmbeddingsClient,
   ) {}
 
   async process(): Promise<{ embedded: number }> {

@@ -1,10 +1,12 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable } from '@nestjs/common';
+import { Queue } from 'bullmq';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { MetricsService } from '../metrics/metrics.service';
-import { ProducerQueue } from '../redis/producer-queue';
+import { addBulkWithin } from '../redis/producer-queue';
+import { WEBHOOK_QUEUE } from '../redis/queues';
 
-export const WEBHOOK_QUEUE = 'webhook-deliveries';
 export const WEBHOOK_BACKOFF = 'webhook';
 
 export interface DeliverWebhookData {
@@ -13,16 +15,15 @@ export interface DeliverWebhookData {
 
 /** Producer side of the delivery queue, used by fan-out and redelivery (API and worker processes). */
 @Injectable()
-export class WebhookQueue implements OnApplicationShutdown {
-  private readonly producer: ProducerQueue<DeliverWebhookData>;
-
+export class WebhookQueue {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectQueue(WEBHOOK_QUEUE) private readonly queue: Queue<DeliverWebhookData>,
     metrics: MetricsService,
   ) {
-    this.producer = new ProducerQueue<DeliverWebhookData>(config, WEBHOOK_QUEUE);
+    this.queue.on('error', () => undefined); // each enqueue reports its own failure; nothing to do per event
     metrics.gauge('webhook_queue_jobs', 'Jobs in the webhook delivery queue by state.', ['state'], async (set) => {
-      const counts = await this.producer.queue.getJobCounts('waiting', 'active', 'delayed', 'failed');
+      const counts = await this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed');
       for (const [state, n] of Object.entries(counts)) set({ state }, n);
     });
   }
@@ -47,10 +48,6 @@ export class WebhookQueue implements OnApplicationShutdown {
         removeOnFail: true,
       },
     }));
-    await this.producer.addBulk(jobs, 'webhook deliveries');
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.producer.close();
+    await addBulkWithin(this.queue, jobs, 'webhook deliveries');
   }
 }

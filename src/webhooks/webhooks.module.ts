@@ -1,5 +1,7 @@
+import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { WEBHOOK_QUEUE } from '../redis/queues';
 import { SecretBox } from './secret-box';
 import { WebhookAttempt } from './webhook-attempt.entity';
 import { WebhookDeliveriesController } from './webhook-deliveries.controller';
@@ -16,7 +18,7 @@ import { WebhooksService } from './webhooks.service';
 
 /** Subscriptions, the delivery log, and the after-commit fan-out (the producer side of the delivery queue). */
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookSubscription, WebhookDelivery, WebhookAttempt])],
+  imports: [TypeOrmModule.forFeature([WebhookSubscription, WebhookDelivery, WebhookAttempt]), BullModule.registerQueue({ name: WEBHOOK_QUEUE })],
   controllers: [WebhooksController, WebhookDeliveriesController],
   providers: [WebhooksRepository, WebhooksService, WebhookDeliveriesService, SecretBox, WebhookQueue, WebhookFanOut, WebhookEventsListener, WebhookTestEvents],
   exports: [WebhookFanOut, WebhookQueue, SecretBox, WebhooksService, WebhookDeliveriesService, WebhookTestEvents],

@@ -1,9 +1,7 @@
 import { Queue } from 'bullmq';
+import { JOBS_QUEUE, WEBHOOK_QUEUE, queuePrefix } from '../../src/redis/queues';
 import Redis from 'ioredis';
-import { JOBS_QUEUE } from '../../src/jobs/job-queue';
 import { EVENTS_MAX_LEN, FINISHED_JOBS_REMOVED, queueOptions } from '../../src/redis/queue-options';
-import { queuePrefix } from '../../src/redis/producer-queue';
-import { WEBHOOK_QUEUE } from '../../src/webhooks/webhook-queue';
 import { startApp, TestApp } from '../support/app';
 import { unique } from '../support/factories';
 

@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
+import { WEBHOOK_QUEUE } from '../../src/redis/queues';
 import Redis from 'ioredis';
 import { createHmac, randomBytes } from 'node:crypto';
 import { monthOf } from '../../src/auth/usage-limiter';
-import { WEBHOOK_QUEUE } from '../../src/webhooks/webhook-queue';
 import { startApp, TestApp } from '../support/app';
 import { createAdmin, createKey, createPartner, CreatedPartner, unique } from '../support/factories';
 import { killAll, ServiceProcess, startApiProcess, startWorkerProcess } from '../support/processes';

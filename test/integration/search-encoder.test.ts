@@ -2,7 +2,7 @@ import { ScratchCatalogue, createScratchCatalogue } from '../../tools/search-eva
 import { sql } from '../../src/common/database';
 import { allCourseTexts } from '../../src/search/encoder/course-texts';
 import { SENTENCE_MODEL } from '../../src/search/encoder/sentence-model';
-import { SearchEncoderWorker } from '../../src/search/search-encoder.worker';
+import { SearchEncoderProcessor } from '../../src/search/search-encoder.processor';
 import { SearchService } from '../../src/search/search.service';
 import { HttpClient } from '../support/http';
 import { createAdmin, createPartner } from '../support/factories';
@@ -92,7 +92,7 @@ describe('the sentence encoder in search, on a slice of the real catalogue', () 
     admin = (await createAdmin(t)).http;
     partner = (await createPartner(t)).http;
     // The restarted app enqueued its run on start; a run now finds nothing to encode either way.
-    expect(await t.app.get(SearchEncoderWorker).run()).toEqual({ encoded: 0 });
+    expect(await t.app.get(SearchEncoderProcessor).run()).toEqual({ encoded: 0 });
     expect(await indexStatus(admin)).toMatchObject({ pending: 0 });
     const after = await sql<{ text_hash: string; created_at: Date }>(t.db, `SELECT text_hash, created_at FROM search_sentence_vectors ORDER BY text_hash`);
     expect(after).toEqual(before);

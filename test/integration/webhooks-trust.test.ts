@@ -1,10 +1,9 @@
 import Redis from 'ioredis';
+import { WEBHOOK_QUEUE, queuePrefix } from '../../src/redis/queues';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { PublicEventType } from '../../src/events/event-map';
-import { queuePrefix } from '../../src/redis/producer-queue';
 import { EVENTS_MAX_LEN } from '../../src/redis/queue-options';
-import { WEBHOOK_QUEUE } from '../../src/webhooks/webhook-queue';
 import { DeliveryStore } from '../../src/webhooks/worker/delivery-store';
 import { startApp, TestApp } from '../support/app';
 import { createPartner, CreatedPartner, unique } from '../support/factories';

@@ -153,7 +153,7 @@ async function main(): Promise<void> {
         .join(', ');
       process.stdout.write(`\nHeld-out natural questions, ours / BM25: ${line}\n`);
     }
-    embedded.stop();
+    await embedded.stop();
   } finally {
     await pool.close();
     await scratch.drop();

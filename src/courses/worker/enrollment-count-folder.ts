@@ -1,4 +1,5 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { PeriodicTask } from '../../common/periodic-task';
 import { CoursesService } from '../courses.service';
 
 const INTERVAL_MS = 1000;
@@ -10,37 +11,20 @@ const INTERVAL_MS = 1000;
  */
 @Injectable()
 export class EnrollmentCountFolder implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(EnrollmentCountFolder.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopped = false;
+  private readonly task: PeriodicTask;
 
-  constructor(private readonly courses: CoursesService) {}
+  constructor(courses: CoursesService) {
+    this.task = new PeriodicTask(
+      { name: EnrollmentCountFolder.name, intervalMs: INTERVAL_MS, unref: true },
+      async () => void (await courses.foldEnrollmentCounts()),
+    );
+  }
 
   onApplicationBootstrap(): void {
-    this.schedule();
+    this.task.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick();
-    }, INTERVAL_MS);
-    this.timer.unref();
-  }
-
-  private async tick(): Promise<void> {
-    try {
-      await this.courses.foldEnrollmentCounts();
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'Folding enrolment counts failed; retrying');
-    }
-    this.schedule();
+    await this.task.stop();
   }
 }

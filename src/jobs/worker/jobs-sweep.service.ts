@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { errorMessage } from '../../common/error-message';
+import { PeriodicTask } from '../../common/periodic-task';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { JobQueue } from '../job-queue';
@@ -16,24 +16,22 @@ const BATCH = 500;
 @Injectable()
 export class JobsSweep implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(JobsSweep.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopped = false;
+  private readonly task: PeriodicTask;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly repo: JobsRepository,
     private readonly queue: JobQueue,
-  ) {}
+  ) {
+    this.task = new PeriodicTask({ name: JobsSweep.name, intervalMs: config.jobs.sweepIntervalMs, firstDelayMs: 0 }, () => this.pass());
+  }
 
   onApplicationBootstrap(): void {
-    this.schedule(0);
+    this.task.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.task.stop();
   }
 
   /** One sweep; returns how many jobs it enqueued (again). */
@@ -43,20 +41,8 @@ export class JobsSweep implements OnApplicationBootstrap, OnModuleDestroy {
     return ids.length;
   }
 
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick();
-    }, delayMs);
-  }
-
-  private async tick(): Promise<void> {
-    try {
-      const n = await this.sweep();
-      if (n) this.logger.log({ jobs: n }, 'Jobs sweep enqueued unfinished jobs');
-    } catch (err) {
-      this.logger.warn({ err: errorMessage(err) }, 'Jobs sweep failed; retrying');
-    }
-    this.schedule(this.config.jobs.sweepIntervalMs);
+  private async pass(): Promise<void> {
+    const n = await this.sweep();
+    if (n) this.logger.log({ jobs: n }, 'Jobs sweep enqueued unfinished jobs');
   }
 }

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../common/database';
+import { PeriodicTask } from '../../common/periodic-task';
 import { ENCODER } from '../ranking-weights';
 import { SentenceIndex } from './sentence-index';
 import { loadSentenceModel, SENTENCE_MODEL, SentenceModel } from './sentence-model';
@@ -26,7 +27,7 @@ export class SentenceRanker {
   private loading?: Promise<void>;
   private refreshing?: Promise<void>;
   private again = false;
-  private timer?: NodeJS.Timeout;
+  private readonly checks = new PeriodicTask({ name: SentenceRanker.name, intervalMs: CHECK_EVERY_MS, firstDelayMs: 0, unref: true }, () => this.refresh());
   private readonly cache = new Map<string, Float32Array>();
 
   constructor(
@@ -41,13 +42,12 @@ export class SentenceRanker {
   /** Loads the model and the stored vectors in the background, then follows the store. */
   start(): void {
     void this.load();
-    void this.refresh();
-    this.timer = setInterval(() => void this.refresh(), CHECK_EVERY_MS);
-    this.timer.unref();
+    this.checks.start();
   }
 
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
+  /** Stops following the store; waits for a reload the checks started. */
+  stop(): Promise<void> {
+    return this.checks.stop();
   }
 
   /** Courses with a vector in this process. */

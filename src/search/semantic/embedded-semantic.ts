@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { sql, sqlOne } from '../../common/database';
+import { PeriodicTask } from '../../common/periodic-task';
 import { courseWordsPage } from '../../courses/course-list';
 import { COMMON_WORD_RANK } from '../lexical-search';
 import { SearchSql } from '../search-database';
@@ -66,8 +67,9 @@ export class EmbeddedSemantic {
   private stamp = '';
   private building?: Promise<void>;
   private again = false;
-  private timer?: NodeJS.Timeout;
-  private stopped = false;
+  private readonly checks = new PeriodicTask({ name: EmbeddedSemantic.name, intervalMs: CHECK_EVERY_MS, unref: true }, () =>
+    this.refresh().catch((e) => this.logger?.warn(`semantic index refresh failed: ${(e as Error).message}`)),
+  );
   /** Resolves once the first index is ready (or the preparation failed; searches are lexical then). */
   readonly ready: Promise<void>;
   private markReady!: () => void;
@@ -99,18 +101,13 @@ export class EmbeddedSemantic {
       } finally {
         this.markReady();
       }
-      if (this.stopped) return;
-      this.timer = setInterval(
-        () => void this.refresh().catch((e) => this.logger?.warn(`semantic index refresh failed: ${(e as Error).message}`)),
-        CHECK_EVERY_MS,
-      );
-      this.timer.unref();
+      this.checks.start();
     })();
   }
 
-  stop(): void {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
+  /** Stops the checks (a build they started finishes first); a catalogue notification may still start one. */
+  stop(): Promise<void> {
+    return this.checks.stop();
   }
 
   get size(): number {
@@ -130,7 +127,7 @@ export class EmbeddedSemantic {
       do {
         this.again = false;
         await this.rebuildIfChanged();
-      } while (this.again && !this.stopped);
+      } while (this.again && !this.checks.stopping);
     })().finally(() => (this.building = undefined));
     return this.building;
   }

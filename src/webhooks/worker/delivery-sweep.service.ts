@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { errorMessage } from '../../common/error-message';
+import { PeriodicTask } from '../../common/periodic-task';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { WebhookQueue } from '../webhook-queue';
@@ -19,24 +19,22 @@ const MAX_GRACE_MS = 5000;
 @Injectable()
 export class DeliverySweep implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(DeliverySweep.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopped = false;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly store: DeliveryStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly queue: WebhookQueue,
-  ) {}
+  ) {
+    this.task = new PeriodicTask({ name: DeliverySweep.name, intervalMs: config.webhook.sweepIntervalMs }, () => this.pass());
+  }
 
   onApplicationBootstrap(): void {
-    this.schedule();
+    this.task.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.task.stop();
   }
 
   /** One sweep over every due delivery; returns how many it enqueued (or found enqueued already). */
@@ -49,25 +47,13 @@ export class DeliverySweep implements OnApplicationBootstrap, OnModuleDestroy {
       if (!rows.length) return total;
       await this.queue.enqueue(rows.map((r) => r.id));
       total += rows.length;
-      if (rows.length < PAGE || this.stopped) return total;
+      if (rows.length < PAGE || this.task.stopping) return total;
       after = rows[rows.length - 1];
     }
   }
 
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick();
-    }, this.config.webhook.sweepIntervalMs);
-  }
-
-  private async tick(): Promise<void> {
-    try {
-      const enqueued = await this.sweep();
-      if (enqueued) this.logger.log({ enqueued }, 'Delivery sweep re-enqueued due deliveries');
-    } catch (err) {
-      this.logger.warn({ err: errorMessage(err) }, 'Delivery sweep failed; retrying at the next interval');
-    }
-    this.schedule();
+  private async pass(): Promise<void> {
+    const enqueued = await this.sweep();
+    if (enqueued) this.logger.log({ enqueued }, 'Delivery sweep re-enqueued due deliveries');
   }
 }

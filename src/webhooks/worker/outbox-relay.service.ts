@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { errorMessage } from '../../common/error-message';
+import { PassOutcome, PeriodicTask } from '../../common/periodic-task';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { OutboxStore } from '../../events/outbox-store';
@@ -19,26 +19,24 @@ const GRACE_SECONDS = 2;
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(OutboxRelay.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopped = false;
+  private readonly task: PeriodicTask;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly fanOut: WebhookFanOut,
     private readonly queue: WebhookQueue,
     private readonly outbox: OutboxStore,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.task = new PeriodicTask({ name: OutboxRelay.name, intervalMs: config.webhook.relayIntervalMs }, () => this.pass());
+  }
 
   onApplicationBootstrap(): void {
-    this.schedule(this.config.webhook.relayIntervalMs);
+    this.task.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.task.stop();
   }
 
   /** One sweep; returns how many events it dispatched. */
@@ -53,21 +51,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     });
   }
 
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick();
-    }, delayMs);
-  }
-
-  private async tick(): Promise<void> {
-    let dispatched = 0;
-    try {
-      dispatched = await this.sweep();
-      if (dispatched) this.logger.log({ dispatched }, 'Outbox relay dispatched events');
-    } catch (err) {
-      this.logger.warn({ err: errorMessage(err) }, 'Outbox relay sweep failed; retrying');
-    }
-    this.schedule(dispatched === BATCH ? 0 : this.config.webhook.relayIntervalMs);
+  /** A full batch means more may be waiting: the next pass starts at once. */
+  private async pass(): Promise<PassOutcome> {
+    const dispatched = await this.sweep();
+    if (dispatched) this.logger.log({ dispatched }, 'Outbox relay dispatched events');
+    return dispatched === BATCH ? 'again' : undefined;
   }
 }

@@ -1,9 +1,8 @@
 import { Queue } from 'bullmq';
+import { WEBHOOK_QUEUE, queuePrefix } from '../../../src/redis/queues';
 import Redis from 'ioredis';
 import { startApp, TestApp } from '../../support/app';
 import { createAdmin } from '../../support/factories';
-import { queuePrefix } from '../../../src/redis/producer-queue';
-import { WEBHOOK_QUEUE } from '../../../src/webhooks/webhook-queue';
 
 /**
  * A browser resends HTTP Basic credentials with a cross-site form POST, so any page an operator opened

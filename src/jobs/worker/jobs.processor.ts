@@ -1,10 +1,9 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { Job as QueueJob, WaitingError, Worker } from 'bullmq';
-import Redis from 'ioredis';
-import { AppConfig } from '../../config/config';
-import { APP_CONFIG } from '../../config/config.module';
-import { queuePrefix } from '../../redis/producer-queue';
-import { JOB_ATTEMPTS, JOBS_QUEUE, priorityOf, RunJobData } from '../job-queue';
+import { OnWorkerEvent, Processor } from '@nestjs/bullmq';
+import { Logger } from '@nestjs/common';
+import { Job as QueueJob, WaitingError } from 'bullmq';
+import { QueueProcessor } from '../../redis/queue-processor';
+import { JOBS_QUEUE } from '../../redis/queues';
+import { JOB_ATTEMPTS, priorityOf, RunJobData } from '../job-queue';
 import { JobsRepository } from '../jobs.repository';
 import { BulkEnrollmentJob } from './bulk-enrollment.job';
 
@@ -19,34 +18,19 @@ const STALLED_CHECK_MS = 5_000;
 const SLICE_MS = 500;
 
 /** Runs the jobs queue. On shutdown a running job stops between rows and goes back to the queue. */
-@Injectable()
-export class JobsWorker implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(JobsWorker.name);
-  private worker?: Worker<RunJobData>;
-  private connection?: Redis;
+@Processor(JOBS_QUEUE, { autorun: false, concurrency: CONCURRENCY, lockDuration: LOCK_MS, stalledInterval: STALLED_CHECK_MS })
+export class JobsProcessor extends QueueProcessor {
+  protected readonly logger = new Logger(JobsProcessor.name);
   private stopping = false;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly bulkEnrollment: BulkEnrollmentJob,
     private readonly repo: JobsRepository,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.connection = new Redis(this.config.redisUrl, { maxRetriesPerRequest: null, retryStrategy: (t) => Math.min(t * 200, 2000) });
-    this.connection.on('error', () => undefined);
-    this.worker = new Worker<RunJobData>(JOBS_QUEUE, (job, token) => this.process(job, token), {
-      connection: this.connection,
-      prefix: queuePrefix(this.config),
-      concurrency: CONCURRENCY,
-      lockDuration: LOCK_MS,
-      stalledInterval: STALLED_CHECK_MS,
-    });
-    this.worker.on('error', (err) => this.logger.warn({ err: err.message }, 'Jobs worker error'));
-    this.worker.on('failed', (job, err) => this.logger.warn({ err: err.message, jobId: job?.id, attempt: job?.attemptsMade }, 'Job run failed; retried'));
+  ) {
+    super();
   }
 
-  private async process(job: QueueJob<RunJobData>, token?: string): Promise<void> {
+  async process(job: QueueJob<RunJobData>, token?: string): Promise<void> {
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? JOB_ATTEMPTS);
     const sliceEnd = Date.now() + SLICE_MS;
     const end = await this.bulkEnrollment.run(job.data.jobId, lastAttempt, () => this.stopping || Date.now() >= sliceEnd);
@@ -62,9 +46,19 @@ export class JobsWorker implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
+  @OnWorkerEvent('error')
+  onError(err: Error): void {
+    this.logger.warn({ err: err.message }, 'Jobs worker error');
+  }
+
+  @OnWorkerEvent('failed')
+  onFailed(job: QueueJob<RunJobData> | undefined, err: Error): void {
+    this.logger.warn({ err: err.message, jobId: job?.id, attempt: job?.attemptsMade }, 'Job run failed; retried');
+  }
+
+  /** Running jobs stop between rows and go back to the queue; then the worker closes. */
   async onModuleDestroy(): Promise<void> {
     this.stopping = true;
-    await this.worker?.close();
-    this.connection?.disconnect();
+    await super.onModuleDestroy();
   }
 }

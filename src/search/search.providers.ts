@@ -1,0 +1,72 @@
+import { Logger, Provider } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
+import { CoursesService } from '../courses/courses.service';
+import { EmbeddingsClient } from './embeddings.client';
+import { SENTENCE_MODEL } from './encoder/sentence-model';
+import { SentenceRanker } from './encoder/sentence-ranker';
+import { SentenceVectorStore } from './encoder/vector-store';
+import { SearchDatabase } from './search-database';
+import { SearchEngine } from './search-engine';
+import { SearchLexicon } from './search-lexicon';
+import { SemanticSearch } from './semantic-search';
+import { EmbeddedSemantic, preparingSql } from './semantic/embedded-semantic';
+
+/** The hosted model's client (SEARCH_EMBEDDINGS_URL), or undefined when none is configured. */
+export const EMBEDDINGS_CLIENT = Symbol('EMBEDDINGS_CLIENT');
+/** Ranking by the hosted model, or undefined. */
+export const HOSTED_SEMANTIC = Symbol('HOSTED_SEMANTIC');
+/** The embedded word-vector engine (SEARCH_EMBEDDED_ENGINE), or undefined when off. */
+export const EMBEDDED_SEMANTIC = Symbol('EMBEDDED_SEMANTIC');
+/** The sentence encoder's ranker (SEARCH_SENTENCE_ENCODER), or undefined when off. */
+export const SENTENCE_RANKER = Symbol('SENTENCE_RANKER');
+
+// The engines log under the service's name, as the searches they serve do.
+const logger = new Logger('SearchService');
+const DB = getDataSourceToken();
+
+/**
+ * Search's object graph, built by Nest from the configuration: the optional engines are providers whose value is
+ * undefined when switched off, so SearchEngine and SearchService take what is there.
+ */
+export const SEARCH_PROVIDERS: Provider[] = [
+  { provide: SearchLexicon, useFactory: () => SearchLexicon.load() },
+  { provide: SearchDatabase, useFactory: (config: AppConfig) => new SearchDatabase(config.databaseUrl), inject: [APP_CONFIG] },
+  { provide: SentenceVectorStore, useFactory: (db: DataSource) => new SentenceVectorStore(db, SENTENCE_MODEL), inject: [DB] },
+  {
+    provide: EMBEDDINGS_CLIENT,
+    useFactory: ({ search: { embeddingsUrl, embeddingsModel, embeddingsApiKey } }: AppConfig) =>
+      embeddingsUrl ? new EmbeddingsClient({ url: embeddingsUrl, model: embeddingsModel, apiKey: embeddingsApiKey }) : undefined,
+    inject: [APP_CONFIG],
+  },
+  {
+    provide: HOSTED_SEMANTIC,
+    useFactory: (db: DataSource, client?: EmbeddingsClient) => (client ? new SemanticSearch(db, client) : undefined),
+    inject: [DB, EMBEDDINGS_CLIENT],
+  },
+  {
+    provide: EMBEDDED_SEMANTIC,
+    useFactory: (config: AppConfig, db: DataSource, searchDb: SearchDatabase, lexicon: SearchLexicon) =>
+      config.search.embeddedEngine ? new EmbeddedSemantic(preparingSql(db), searchDb, lexicon.stopwords, logger) : undefined,
+    inject: [APP_CONFIG, DB, SearchDatabase, SearchLexicon],
+  },
+  {
+    provide: SENTENCE_RANKER,
+    useFactory: (config: AppConfig, db: DataSource) => (config.search.sentenceEncoder ? new SentenceRanker(db, logger) : undefined),
+    inject: [APP_CONFIG, DB],
+  },
+  {
+    provide: SearchEngine,
+    useFactory: (
+      searchDb: SearchDatabase,
+      lexicon: SearchLexicon,
+      courses: CoursesService,
+      embedded?: EmbeddedSemantic,
+      hosted?: SemanticSearch,
+      encoder?: SentenceRanker,
+    ) => new SearchEngine(searchDb, lexicon, courses.urls, { embedded, hosted, encoder }, logger),
+    inject: [SearchDatabase, SearchLexicon, CoursesService, EMBEDDED_SEMANTIC, HOSTED_SEMANTIC, SENTENCE_RANKER],
+  },
+];
