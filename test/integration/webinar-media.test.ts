@@ -92,7 +92,7 @@ describe('WHIP publish and WHEP play (Node clients, as OBS or GStreamer)', () =>
       body: 'a=end-of-candidates\r\n',
     });
     expect(patch.status).toBe(405);
-    expect(patch.headers.get('allow')).toBe('DELETE');
+    expect(patch.headers.get('allow')).toBe('DELETE, GET, HEAD');
     expect(((await patch.json()) as ErrorBody).error.code).toBe('method_not_allowed');
 
     // Ending the webinar closes every session within 2 s; playing it afterwards is 409.
