@@ -64,6 +64,8 @@ export interface AppConfig {
     publicIp?: string;
     /** MEDIA_UDP_PORTS: the UDP port range the relay's sessions bind in; unset = any free port. */
     udpPorts?: [number, number];
+    /** MEDIA_INTERNAL_URL: where the other instances reach this one's HTTP port to forward signalling; unset = this host's loopback and bound port. */
+    internalUrl?: string;
     /** WEBRTC_ICE_SERVERS: STUN/TURN servers handed to the pages (RTCIceServer objects). */
     iceServers: Array<{ urls: string | string[]; username?: string; credential?: string }>;
   };

@@ -211,7 +211,8 @@ function iceServers(env: Env): AppConfig['media']['iceServers'] {
 }
 
 function mediaConfig(env: Env): AppConfig['media'] {
-  return { publicIp: mediaPublicIp(env), udpPorts: mediaUdpPorts(env), iceServers: iceServers(env) };
+  const internalUrl = env.MEDIA_INTERNAL_URL?.trim() ? url(env, 'MEDIA_INTERNAL_URL', undefined, ['http:', 'https:']).trim().replace(/\/+$/, '') : undefined;
+  return { publicIp: mediaPublicIp(env), udpPorts: mediaUdpPorts(env), internalUrl, iceServers: iceServers(env) };
 }
 
 export function loadConfig(env: Env = process.env): AppConfig {

@@ -1,4 +1,4 @@
-import { Controller, Delete, Headers, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
@@ -22,10 +22,13 @@ import { LiveAccessService } from '../webinars/live-access.service';
 import { MediaPresence } from './media-presence.service';
 import { MediaRelay, OpenedSession } from './media-relay.service';
 import type { MediaSession } from './media-room';
+import { RelayOwnership } from './relay-ownership';
 import { SDP_TYPE } from '../common/sdp-body';
 
 const webinarId = prefixedIdParam('wbn', 'webinar_not_found', 22);
 const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
+/** What a session URL serves: DELETE to leave, GET (and HEAD) for the pages' check that it is still open. */
+const SESSION_METHODS = ['DELETE', 'GET', 'HEAD'];
 
 const SDP_BODY = {
   description: 'An SDP offer (RFC 8866) with audio and/or video; VP8 and Opus are relayed.',
@@ -72,6 +75,7 @@ function sendAnswer(res: Response, location: string, opened: OpenedSession): voi
  * WebRTC signalling over the two standard HTTP protocols: WHIP (RFC 9725) for the host's publisher and WHEP for
  * viewers. A POST carries an SDP offer and answers the relay's SDP answer; the session URL it names is DELETEd to
  * leave. The session id (128 random bits) is the capability for DELETE, as the URL is known only to its client.
+ * Every route first goes to the instance that owns the webinar's relay (RelayOwnership): one room per webinar.
  */
 @ApiTags('Webinars')
 @Public()
@@ -83,6 +87,7 @@ export class SignallingController {
     private readonly relay: MediaRelay,
     private readonly access: LiveAccessService,
     private readonly presence: MediaPresence,
+    private readonly ownership: RelayOwnership,
   ) {}
 
   @Post('whip')
@@ -106,11 +111,14 @@ export class SignallingController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
+    const route = await this.ownership.forwardIfElsewhere(id, req, res);
+    if (route.forwarded) return;
     if (takeOver !== undefined && takeOver !== 'true' && takeOver !== 'false') {
       throw new DomainError('validation_failed', [{ field: 'take_over', message: 'take_over must be true or false' }]);
     }
     const offer = sdpOffer(req);
     await this.access.authorizePublish(id, bearer(authorization));
+    if (await this.ownership.takeOrForward(id, req, res, route.deadOwner)) return;
     sendAnswer(res, `/live/${id}/whip`, await this.relay.publish(id, offer, takeOver === 'true'));
   }
 
@@ -133,8 +141,11 @@ export class SignallingController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
+    const route = await this.ownership.forwardIfElsewhere(id, req, res);
+    if (route.forwarded) return;
     const offer = sdpOffer(req);
     const viewer = await this.access.authorizePlay(id, bearer(authorization));
+    if (await this.ownership.takeOrForward(id, req, res, route.deadOwner)) return;
     const opened = await this.relay.play(id, offer, viewer.userId);
     // The host watching on a second screen is not an attendee: only attendees and anonymous viewers are measured.
     if (!viewer.host) this.presence.track({ webinarId: id, scope: viewer.scope, userId: viewer.userId }, opened.session);
@@ -148,7 +159,8 @@ export class SignallingController {
   @ApiParam(SESSION_PARAM)
   @ApiResponse({ status: 200, description: 'The session is closed.' })
   @ApiErrors('webinar_not_found', 'media_session_not_found')
-  async stopPublishing(@Param('id', webinarId) id: string, @Param('session_id') sessionId: string, @Res() res: Response): Promise<void> {
+  async stopPublishing(@Param('id', webinarId) id: string, @Param('session_id') sessionId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    if ((await this.ownership.forwardIfElsewhere(id, req, res)).forwarded) return;
     await this.closeSession(id, sessionId, 'publisher');
     res.status(200).end();
   }
@@ -160,16 +172,34 @@ export class SignallingController {
   @ApiParam(SESSION_PARAM)
   @ApiResponse({ status: 200, description: 'The session is closed.' })
   @ApiErrors('webinar_not_found', 'media_session_not_found')
-  async stopPlaying(@Param('id', webinarId) id: string, @Param('session_id') sessionId: string, @Res() res: Response): Promise<void> {
+  async stopPlaying(@Param('id', webinarId) id: string, @Param('session_id') sessionId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    if ((await this.ownership.forwardIfElsewhere(id, req, res)).forwarded) return;
     await this.closeSession(id, sessionId, 'viewer');
     res.status(200).end();
+  }
+
+  /**
+   * Whether the page's own session is still open on the webinar's relay: the pages ask with their state poll, so a
+   * host whose relay died (or handed the webinar to another instance) publishes again at once.
+   */
+  @Get(['whip/:session_id', 'whep/:session_id'])
+  @ApiExcludeEndpoint()
+  async sessionState(@Param('id', webinarId) id: string, @Param('session_id') sessionId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    if ((await this.ownership.forwardIfElsewhere(id, req, res)).forwarded) return;
+    const role = req.path.includes('/whip/') ? 'publisher' : 'viewer';
+    const session = SESSION_ID.test(sessionId) ? this.relay.room(id)?.session(sessionId) : undefined;
+    if (!session || session.role !== role) throw new DomainError('media_session_not_found');
+    res.status(200).set('Cache-Control', 'no-store').json({ session_id: session.id, connection_state: session.pc.connectionState });
   }
 
   /** Trickle ICE is not needed: answers carry every candidate, and clients may send theirs in the offer. */
   @Patch(['whip/:session_id', 'whep/:session_id'])
   @ApiExcludeEndpoint()
-  trickle(): never {
-    throw new DomainError('method_not_allowed', { allow: ['DELETE'] }, 'Trickle ICE is not supported: send every candidate in the offer.', { Allow: 'DELETE' });
+  async trickle(@Param('id', webinarId) id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    if ((await this.ownership.forwardIfElsewhere(id, req, res)).forwarded) return;
+    throw new DomainError('method_not_allowed', { allow: SESSION_METHODS }, 'Trickle ICE is not supported: send every candidate in the offer.', {
+      Allow: SESSION_METHODS.join(', '),
+    });
   }
 
   private async closeSession(id: string, sessionId: string, role: MediaSession['role']): Promise<void> {

@@ -71,6 +71,11 @@ export class AttendanceService {
     await this.presence.closed(sessionId, at);
   }
 
+  /** The relay that held a webinar's sessions died: those still open end at `at`, when it was last known alive. */
+  async sessionsOrphaned(webinarId: string, at: Date): Promise<void> {
+    await this.tx.run((tx) => this.presence.closeAll(tx.em, webinarId, at));
+  }
+
   private async markJoined(tx: Tx, scope: Scope, webinarId: string, user: UserSnapshot): Promise<void> {
     const joined = await this.repo.markJoined(tx.em, webinarId, user.id);
     if (!joined?.first) return;

@@ -7,8 +7,9 @@ export const MEDIA_CLIENT = `
 (function () {
   var cfg = JSON.parse(document.getElementById('live-config').textContent);
   var $ = function (id) { return document.getElementById(id); };
-  var RECONNECT_MS = 2000;
+  var RECONNECT_MS = 2000, AGAIN_MS = 300;
   var pc = null, session = null, ended = false, connecting = false, camera = null, screen = null, audioMuted = false;
+  var checking = false, republishing = false;
   function note(text) { var m = $('media-message'); if (m) m.textContent = text || ''; }
   function auth() { return cfg.token ? { Authorization: 'Bearer ' + cfg.token } : {}; }
   function newPc() { return new RTCPeerConnection({ iceServers: cfg.iceServers || [] }); }
@@ -38,6 +39,17 @@ export const MEDIA_CLIENT = `
     if (pc) { pc.close(); pc = null; }
   }
   window.addEventListener('pagehide', leave);
+  // With the state poll: is this page's session still open on the relay? Gone when the instance that held it died
+  // or handed the webinar over; the page then connects again (the service routes it to the webinar's new relay).
+  function checkSession(gone) {
+    var s = session;
+    if (!s || checking || connecting || republishing) return;
+    checking = true;
+    fetch(s, { cache: 'no-store' }).then(function (r) {
+      checking = false;
+      if (r.status === 404 && s === session) gone();
+    }, function () { checking = false; });
+  }
 
   // ---- attendee and embed pages: play ----
   var video = $('stage-video');
@@ -72,7 +84,7 @@ export const MEDIA_CLIENT = `
     if (ended) return;
     note('Reconnecting…'); showWaiting(true);
     leave();
-    setTimeout(play, RECONNECT_MS);
+    setTimeout(play, AGAIN_MS);
   }
   if (video) {
     video.addEventListener('playing', function () { showWaiting(false); });
@@ -94,18 +106,33 @@ export const MEDIA_CLIENT = `
   function publish(takeOver) {
     pc = newPc();
     camera.getAudioTracks().forEach(function (t) { pc.addTransceiver(t, { direction: 'sendonly', streams: [camera] }); });
-    camera.getVideoTracks().forEach(function (t) { pc.addTransceiver(t, { direction: 'sendonly', streams: [camera] }); });
+    // Publishing again while sharing the screen goes on with the screen.
+    var shown = screen || camera;
+    shown.getVideoTracks().forEach(function (t) { pc.addTransceiver(t, { direction: 'sendonly', streams: [camera] }); });
     var mine = pc;
     mine.addEventListener('connectionstatechange', function () {
       if (mine !== pc || ended) return;
-      if (mine.connectionState === 'failed' || mine.connectionState === 'disconnected') {
-        note('Connection lost: publishing again…');
-        leave();
-        setTimeout(function () { publish(true).catch(function () {}); }, RECONNECT_MS);
-      }
+      if (mine.connectionState === 'failed' || mine.connectionState === 'disconnected') republish();
       if (mine.connectionState === 'connected') { note('You are live.'); $('share-button').disabled = false; }
     });
     return negotiate(pc, '/live/' + cfg.id + '/whip' + (takeOver ? '?take_over=true' : ''));
+  }
+  // The connection to the relay failed, or the relay no longer has this session: publish again (taking over this
+  // page's own stale session, if the relay still holds it) until it works or the webinar ends.
+  function republish() {
+    if (ended || republishing) return;
+    republishing = true;
+    note('Connection lost: publishing again…');
+    leave();
+    var attempt = function () {
+      if (ended) { republishing = false; return; }
+      publish(true).then(function () { republishing = false; }, function (e) {
+        if (pc) { pc.close(); pc = null; }
+        if (e.code === 'webinar_ended') { republishing = false; return; }
+        setTimeout(attempt, RECONNECT_MS / 2);
+      });
+    };
+    setTimeout(attempt, AGAIN_MS);
   }
   function goLive(button) {
     button.disabled = true; note('');
@@ -164,8 +191,10 @@ export const MEDIA_CLIENT = `
       }
       if (cfg.role === 'host') {
         $('share-button').disabled = !(pc && pc.connectionState === 'connected');
+        checkSession(republish);
         return;
       }
+      checkSession(reconnect);
       if (cfg.token || cfg.isPublic) play();
       else note('Open your personal link to watch this webinar.');
     },

@@ -77,13 +77,24 @@ describe('WHIP publish and WHEP play (Node clients, as OBS or GStreamer)', () =>
     await waitFor('the late viewer’s first frame', () => late.frames > 0, 5000);
     expect(Date.now() - joinedAt).toBeLessThan(3000);
 
-    // DELETE on the session URL leaves; a second DELETE finds nothing.
+    // GET on a session URL says whether it is open (the pages ask with their state poll); a WHEP session is not a WHIP one.
+    const open = await fetch(`${t.baseUrl}${late.result!.location}`);
+    expect(open.status).toBe(200);
+    expect(await open.json()).toEqual({ session_id: late.result!.location!.split('/').pop(), connection_state: 'connected' });
+    const wrongRole = await fetch(`${t.baseUrl}${late.result!.location!.replace('/whep/', '/whip/')}`);
+    expect(wrongRole.status).toBe(404);
+    await wrongRole.arrayBuffer();
+
+    // DELETE on the session URL leaves; a second DELETE finds nothing, and neither does GET.
     const del = await fetch(`${t.baseUrl}${late.result!.location}`, { method: 'DELETE' });
     expect(del.status).toBe(200);
     await del.arrayBuffer();
     const again = await fetch(`${t.baseUrl}${late.result!.location}`, { method: 'DELETE' });
     expect(again.status).toBe(404);
     expect(((await again.json()) as ErrorBody).error.code).toBe('media_session_not_found');
+    const gone = await fetch(`${t.baseUrl}${late.result!.location}`);
+    expect(gone.status).toBe(404);
+    expect(((await gone.json()) as ErrorBody).error.code).toBe('media_session_not_found');
 
     // Trickle ICE is not offered: 405 with Allow.
     const patch = await fetch(`${t.baseUrl}${published.location}`, {
@@ -92,7 +103,7 @@ describe('WHIP publish and WHEP play (Node clients, as OBS or GStreamer)', () =>
       body: 'a=end-of-candidates\r\n',
     });
     expect(patch.status).toBe(405);
-    expect(patch.headers.get('allow')).toBe('DELETE');
+    expect(patch.headers.get('allow')).toBe('DELETE, GET, HEAD');
     expect(((await patch.json()) as ErrorBody).error.code).toBe('method_not_allowed');
 
     // Ending the webinar closes every session within 2 s; playing it afterwards is 409.

@@ -24,6 +24,13 @@ describe('configuration', () => {
     expect(c.webhook.sweepIntervalMs).toBe(30_000);
   });
 
+  it('reads MEDIA_INTERNAL_URL, the address the other instances forward signalling to', () => {
+    expect(loadConfig({}).media.internalUrl).toBeUndefined();
+    expect(loadConfig({ MEDIA_INTERNAL_URL: 'http://10.0.0.5:3000/' }).media.internalUrl).toBe('http://10.0.0.5:3000');
+    expect(() => loadConfig({ MEDIA_INTERNAL_URL: '10.0.0.5:3000' })).toThrow(ConfigError);
+    expect(() => loadConfig({ MEDIA_INTERNAL_URL: 'ftp://10.0.0.5' })).toThrow('MEDIA_INTERNAL_URL must use http: or https:');
+  });
+
   it('refuses private webhook targets by default in production and needs a real secret key', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow('WEBHOOK_SECRET_KEY is required');
     const c = loadConfig({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'k3P9vQx2LmZ8rT4wYb6nHc1JdF5gS7aE', CREDENTIAL_SIGNING_KEY: ed25519Pem() });
