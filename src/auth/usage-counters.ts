@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { sql, sqlOne } from '../common/database';
-import type { Mode } from '../common/scope';
+import { inScope, type Mode, scopeParams } from '../common/scope';
 import { RedisService } from '../redis/redis.service';
 
 /** How often counted calls are written to PostgreSQL: at most this much usage is forgotten when Redis loses its data. */
@@ -92,12 +92,12 @@ export class UsageCounters implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   private async load(counter: Counter): Promise<number> {
-    // calls: bigint, which pg returns as a string
-    const row = await sqlOne<{ calls: string }>(this.dataSource, `SELECT calls FROM usage_counters WHERE partner_id = $1 AND mode = $2 AND month = $3`, [
-      counter.partnerId,
-      counter.mode,
-      counter.month,
-    ]);
+    // calls is a bigint, which pg returns as a string.
+    const row = await sqlOne<{ calls: string }>(
+      this.dataSource,
+      `SELECT calls FROM usage_counters WHERE ${inScope()} AND month = $3`,
+      scopeParams(counter, counter.month),
+    );
     return row ? Number(row.calls) : 0;
   }
 }

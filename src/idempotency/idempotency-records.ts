@@ -39,7 +39,6 @@ export class IdempotencyRecords implements OnApplicationShutdown {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async find(scopeKey: string): Promise<KeyRecord | null> {
-    // fingerprint: varchar(64); status: int, null until the response is stored; body: text, null with status
     const row = await sqlOne<{ fingerprint: string; status: number | null; body: string | null }>(
       this.dataSource,
       `SELECT fingerprint, status, body FROM idempotency_keys WHERE scope_key = $1 AND created_at > now() - ${KEEP}`,
