@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { affected, Queryable, returning, sql, sqlOne } from '../common/database';
-import { inScope, type Mode, type Scope, scopeParams } from '../common/scope';
+import { inPartner, inScope, type Mode, type Scope, scopeParams } from '../common/scope';
 import type { PlanTerms } from '../plans/plan';
 import { ApiKey, KeyRole } from './api-key.entity';
 
@@ -140,7 +140,7 @@ export class ApiKeysRepository {
 
   /** A partner's keys, oldest first. */
   async listForPartner(partnerId: number): Promise<ApiKey[]> {
-    const rows = await sql<ApiKeyRow>(this.dataSource, `SELECT ${COLUMNS} FROM api_keys WHERE partner_id = $1 ORDER BY created_at ASC`, [partnerId]);
+    const rows = await sql<ApiKeyRow>(this.dataSource, `SELECT ${COLUMNS} FROM api_keys WHERE ${inPartner()} ORDER BY created_at ASC`, [partnerId]);
     return rows.map(toApiKey);
   }
 
@@ -167,7 +167,7 @@ export class ApiKeysRepository {
 
   /** A partner with its plan, as the key lookup resolves it, without a key (a dashboard session); null when none. */
   account(partnerId: number): Promise<AccountRow | null> {
-    return sqlOne<AccountRow>(this.dataSource, `SELECT ${ACCOUNT_COLUMNS} FROM partner_accounts a WHERE a.partner_id = $1`, [partnerId]);
+    return sqlOne<AccountRow>(this.dataSource, `SELECT ${ACCOUNT_COLUMNS} FROM partner_accounts a WHERE ${inPartner('a')}`, [partnerId]);
   }
 
   /** Records that a key was used now; best effort (the guard never waits for it). */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { affected, isUniqueViolation, Queryable, returning, sql, sqlOne } from '../common/database';
+import { inPartner } from '../common/scope';
 import type { PlanCode } from '../plans/plan';
 import { Partner, PartnerStatus } from './partner.entity';
 import { AccessRequestStatus, ProductionAccessRequest } from './production-access-request.entity';
@@ -163,7 +164,7 @@ export class PartnersRepository {
   }
 
   async pendingAccessRequestId(partnerId: number): Promise<string | null> {
-    const row = await sqlOne<{ id: string }>(this.dataSource, `SELECT id FROM production_access_requests WHERE partner_id = $1 AND status = 'pending'`, [
+    const row = await sqlOne<{ id: string }>(this.dataSource, `SELECT id FROM production_access_requests WHERE ${inPartner()} AND status = 'pending'`, [
       partnerId,
     ]);
     return row?.id ?? null;
