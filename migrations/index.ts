@@ -27,6 +27,7 @@ import { PartnerDashboard1763800320000 } from './1763800320000-partner-dashboard
 import { WebinarMediaSessions1763800330000 } from './1763800330000-webinar-media-sessions';
 import { DeliveryErrorsWithoutAddresses1763800340000 } from './1763800340000-delivery-errors-without-addresses';
 import { PartnerAccountsView1763800430000 } from './1763800430000-partner-accounts-view';
+import { CourseTopicsView1763800431000 } from './1763800431000-course-topics-view';
 
 /** Every migration in order. A new migration is added here as well, so the build, the CLI and the tests run the same list. */
 export const MIGRATIONS = [
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   WebinarMediaSessions1763800330000,
   DeliveryErrorsWithoutAddresses1763800340000,
   PartnerAccountsView1763800430000,
+  CourseTopicsView1763800431000,
 ];

@@ -85,9 +85,8 @@ export class EnrollmentsRepository {
 
   /**
    * Progress counts of several enrolments in one query: the course's current topics against the completed ones.
-   * This statement reads the courses feature's `topics` table on purpose: counting in the same statement as the
-   * enrolment rows is what keeps progress reads (and every progress update) to one round trip. It lives here, with
-   * the enrolment tables it is about; topics are only counted, never changed.
+   * Topics come from `course_topics`, the view the courses feature declares for this: counting in the same statement
+   * as the enrolment rows is what keeps progress reads (and every progress update) to one round trip.
    */
   async countProgress(enrollmentIds: number[], db: Queryable = this.dataSource): Promise<Map<number, ProgressCounts>> {
     const out = new Map<number, ProgressCounts>();
@@ -99,7 +98,7 @@ export class EnrollmentsRepository {
               count(et.topic_id)::int AS completed,
               (count(t.id) FILTER (WHERE t.has_quiz AND et.quiz_passed_at IS NULL))::int AS pending
          FROM enrollments e
-         LEFT JOIN topics t ON t.course_id = e.course_id
+         LEFT JOIN course_topics t ON t.course_id = e.course_id
          LEFT JOIN enrollment_topics et ON et.enrollment_id = e.id AND et.topic_id = t.id
         WHERE e.id = ANY($1::int[])
         GROUP BY e.id`,
