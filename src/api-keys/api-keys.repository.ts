@@ -4,7 +4,21 @@ import { DataSource } from 'typeorm';
 import { affected, Queryable, returning, sql, sqlOne } from '../common/database';
 import { inPartner, inScope, type Mode, type Scope, scopeParams } from '../common/scope';
 import type { PlanTerms } from '../plans/plan';
-import { ApiKey, KeyRole } from './api-key.entity';
+import type { KeyRole } from './api-key.entity';
+
+/** An issued key (stored only as its SHA-256 and its prefix). */
+export interface ApiKey {
+  id: string;
+  partnerId: number;
+  mode: Mode;
+  role: KeyRole;
+  name: string | null;
+  keyPrefix: string;
+  keyHash: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
 
 /**
  * The partner and plan columns the key guard and the dashboard read, from the `partner_accounts` view the partners

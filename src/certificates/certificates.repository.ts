@@ -3,8 +3,23 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Queryable, returning, sql, sqlOne } from '../common/database';
 import { inScope, Mode, Scope, scopeParams } from '../common/scope';
-import { Certificate } from './certificate.entity';
 import type { Ed25519PrivateJwk } from '../config/config';
+
+/** One certificate per enrolment; holder name and course title are frozen at issue, issuedAt is the calendar date as `YYYY-MM-DD`. */
+export interface Certificate {
+  id: string;
+  partnerId: number;
+  mode: Mode;
+  userId: number;
+  courseId: number;
+  enrollmentId: number;
+  holderName: string;
+  courseTitle: string;
+  issuedAt: string;
+  overrideQuiz: boolean;
+  revokedAt: Date | null;
+  createdAt: Date;
+}
 
 /** Where each mode's database-kept signing key lives (production takes the live key from the environment). */
 const SIGNING_KEY_TABLES: Record<Mode, string> = { live: 'credential_signing_key', test: 'credential_test_signing_key' };

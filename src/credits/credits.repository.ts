@@ -2,17 +2,32 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { isUniqueViolation, Queryable, sql, sqlOne } from '../common/database';
-import { inScope, Scope, scopeParams } from '../common/scope';
-import { CreditTransaction } from './credit-transaction.entity';
+import { inScope, Mode, Scope, scopeParams } from '../common/scope';
+import type { CreditTransactionKind } from './credit-transaction.entity';
+
+/** A ledger entry; `amount` is signed. */
+export interface CreditTransaction {
+  id: string;
+  partnerId: number;
+  mode: Mode;
+  userId: number;
+  amount: number;
+  kind: CreditTransactionKind;
+  source: string | null;
+  reference: string | null;
+  enrollmentId: number | null;
+  balanceAfter: number;
+  createdAt: Date;
+}
 
 /** A credit_transactions row as the statements below select it. */
 interface LedgerRow {
   id: string;
   user_id: number;
   partner_id: number;
-  mode: 'test' | 'live';
+  mode: Mode;
   amount: number;
-  kind: 'topup' | 'enrollment';
+  kind: CreditTransactionKind;
   source: string | null;
   reference: string | null;
   enrollment_id: number | null;

@@ -4,7 +4,21 @@ import { DataSource, EntityManager } from 'typeorm';
 import { affected, Queryable, returning, sql, sqlOne } from '../common/database';
 import { inScope, Mode, Scope, scopeParams } from '../common/scope';
 import { ProgressCounts } from './enrollment-progress';
-import { Enrollment, EnrollmentStatus } from './enrollment.entity';
+import type { EnrollmentStatus } from './enrollment.entity';
+
+/** A user's place in a course. */
+export interface Enrollment {
+  id: number;
+  partnerId: number;
+  mode: Mode;
+  userId: number;
+  courseId: number;
+  status: EnrollmentStatus;
+  creditsDeducted: number;
+  enrolledAt: Date;
+  completedAt: Date | null;
+  certificateId: string | null;
+}
 
 /** An enrollments row as the statements below select it. */
 interface EnrollmentRow {

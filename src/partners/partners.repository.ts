@@ -4,8 +4,35 @@ import { DataSource, EntityManager } from 'typeorm';
 import { affected, isUniqueViolation, Queryable, returning, sql, sqlOne } from '../common/database';
 import { inPartner } from '../common/scope';
 import type { PlanCode } from '../plans/plan';
-import { Partner, PartnerStatus } from './partner.entity';
-import { AccessRequestStatus, ProductionAccessRequest } from './production-access-request.entity';
+import type { PartnerStatus } from './partner.entity';
+import type { AccessRequestStatus } from './production-access-request.entity';
+
+/** A partner's request for production (live) access and its review. */
+export interface ProductionAccessRequest {
+  id: string;
+  partnerId: number;
+  useCase: string;
+  status: AccessRequestStatus;
+  reason: string | null;
+  liveKeyId: string | null;
+  createdAt: Date;
+  reviewedAt: Date | null;
+}
+
+/** A partner account. */
+export interface Partner {
+  id: number;
+  name: string;
+  email: string;
+  website: string | null;
+  planCode: PlanCode;
+  status: PartnerStatus;
+  allowedOrigins: string[];
+  isOperator: boolean;
+  emailVerifiedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
 
 /** A partners row as the statements below select it. */
 interface PartnerRow {

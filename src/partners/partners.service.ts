@@ -12,9 +12,8 @@ import type { Mode } from '../common/scope';
 import type { PlanCode } from '../plans/plan';
 import { CorsOrigins } from './cors-origins';
 import { UpdatePartnerDto } from './dto/partner.dto';
-import { Partner } from './partner.entity';
+import { type Partner, PartnersRepository } from './partners.repository';
 import { toAdminPartnerView, toPartnerView, toPlanView } from './partner.mapper';
-import { PartnersRepository } from './partners.repository';
 import { MAX_INT_ID } from '../common/params';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -3,7 +3,17 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Queryable, sql, sqlOne } from '../common/database';
 import { inScope, Mode, Scope, scopeParams } from '../common/scope';
-import { User } from './user.entity';
+
+/** A learner of one partner in one mode. */
+export interface User {
+  id: number;
+  partnerId: number;
+  mode: Mode;
+  externalUserId: string;
+  name: string;
+  email: string;
+  createdAt: Date;
+}
 
 /** A users row as the statements below select it. */
 interface UserRow {

@@ -25,11 +25,11 @@ export class WebinarAttendee extends PartnerOwned {
   @Column({ name: 'joined_at', type: 'timestamptz', nullable: true })
   joinedAt: Date | null;
 
-  /** SHA-256 of the personal link's token; null for a seat whose old, derivable link was voided. Never read with the seat. */
+  /** SHA-256 of the personal link's token; null for a seat whose old, derivable link was voided. */
   @Column({ name: 'attendee_token_hash', type: 'char', length: 64, nullable: true, select: false })
-  attendeeTokenHash?: string | null;
+  attendeeTokenHash: string | null;
 
   /** The token itself, sealed (see WebinarTokens), so registering again returns the same link. */
   @Column({ name: 'attendee_token_sealed', type: 'text', nullable: true, select: false })
-  attendeeTokenSealed?: string | null;
+  attendeeTokenSealed: string | null;
 }

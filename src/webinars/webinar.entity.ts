@@ -35,9 +35,8 @@ export class Webinar extends PartnerOwned {
   @Column({ type: 'varchar', length: 10 })
   status: WebinarStatus;
 
-  /** Never read with the webinar (`select: false`): only the host-link check asks for it. */
   @Column({ name: 'host_token_hash', type: 'char', length: 64, select: false })
-  hostTokenHash?: string;
+  hostTokenHash: string;
 
   @Column({ name: 'started_at', type: 'timestamptz', nullable: true })
   startedAt: Date | null;

@@ -3,8 +3,38 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { affected, Queryable, returning, sql, sqlOne } from '../common/database';
 import { inScope, Mode, Scope, scopeParams } from '../common/scope';
-import { AttendeeStatus, WebinarAttendee } from './webinar-attendee.entity';
-import { Webinar, WebinarStatus } from './webinar.entity';
+import type { AttendeeStatus } from './webinar-attendee.entity';
+import type { WebinarStatus } from './webinar.entity';
+
+/** One user's seat in a webinar, without its personal link's token (read on its own). */
+export interface WebinarAttendee {
+  id: number;
+  partnerId: number;
+  mode: Mode;
+  webinarId: string;
+  userId: number;
+  status: AttendeeStatus;
+  registeredAt: Date;
+  joinedAt: Date | null;
+}
+
+/** A webinar as the feature reads it: without its host token hash, which only the host-link check reads. */
+export interface Webinar {
+  id: string;
+  partnerId: number;
+  mode: Mode;
+  title: string;
+  hostUserId: number;
+  scheduledAt: Date;
+  durationMinutes: number;
+  maxAttendees: number | null;
+  seatsTaken: number;
+  isPublic: boolean;
+  status: WebinarStatus;
+  startedAt: Date | null;
+  endedAt: Date | null;
+  createdAt: Date;
+}
 
 /** A webinars row as the statements below select it. */
 interface WebinarRow {
