@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { parseApiKey } from '../api-keys/api-key';
-import { KeyStore } from '../api-keys/key-store';
+import { KeysService } from '../api-keys/keys.service';
 import { AuthFailureLimiter } from '../auth/auth-failure-limiter';
 import { DomainError, ERROR_CODES, ErrorCode } from '../common/errors';
 import { AppConfig } from '../config/config';
@@ -23,7 +23,7 @@ export class AdminBasicAuth {
   private readonly publicOrigin: string;
 
   constructor(
-    private readonly keys: KeyStore,
+    private readonly keys: KeysService,
     private readonly failures: AuthFailureLimiter,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {

@@ -1,5 +1,6 @@
 import type { Mode } from '../common/scope';
-import type { ApiKey, KeyRole } from './api-key.entity';
+import type { KeyRole } from './api-key.entity';
+import type { ApiKey } from './api-keys.repository';
 
 /** A key as shown once, in the response that issued it (registration, approval, admin issue): never retrievable again. */
 export interface IssuedKey {

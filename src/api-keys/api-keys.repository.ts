@@ -2,32 +2,41 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { affected, Queryable, returning, sql, sqlOne } from '../common/database';
-import type { Mode } from '../common/scope';
+import { inPartner, inScope, type Mode, type Scope, scopeParams } from '../common/scope';
 import type { PlanTerms } from '../plans/plan';
-import { ApiKey, KeyRole } from './api-key.entity';
+import type { KeyRole } from './api-key.entity';
 
-// The plan terms the key guard and the dashboard read with a partner: one list, so a new term reaches both.
-const PLAN_COLUMNS =
-  'pl.code, pl.name AS plan_name, pl.monthly_quota, pl.rate_limit_per_second, pl.webhook_event_types, pl.webhook_subscriptions, pl.bulk_outstanding_rows, pl.webinar_rooms, pl.features';
+/** An issued key (stored only as its SHA-256 and its prefix). */
+export interface ApiKey {
+  id: string;
+  partnerId: number;
+  mode: Mode;
+  role: KeyRole;
+  name: string | null;
+  keyPrefix: string;
+  keyHash: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/**
+ * The partner and plan columns the key guard and the dashboard read, from the `partner_accounts` view the partners
+ * feature declares (a partner joined to its plan): one list, so a new term reaches both.
+ */
+const ACCOUNT_COLUMNS =
+  'a.partner_id, a.name, a.status, a.allowed_origins, a.plan_code, a.plan_name, a.monthly_quota, a.rate_limit_per_second, a.webhook_event_types, a.webhook_subscriptions, a.bulk_outstanding_rows, a.webinar_rooms, a.features';
 
 /** partners.status, as the key lookup reads it (partners depends on this module, so the type cannot come from there). */
 export type PartnerStatus = 'active' | 'suspended';
 
-/**
- * One row of the key lookup: a key with its partner and plan. id, mode, role, code: varchar; partner_id: int;
- * revoked_at: timestamptz; allowed_origins, features: text[]; monthly_quota, rate_limit_per_second,
- * webhook_event_types, webinar_rooms: int.
- */
-export interface KeyLookupRow {
-  id: string;
+/** A `partner_accounts` row: a partner with its plan's terms. */
+export interface AccountRow {
   partner_id: number;
-  mode: Mode;
-  role: KeyRole;
-  revoked_at: Date | null;
   name: string;
   status: PartnerStatus;
   allowed_origins: string[];
-  code: PlanTerms['code'];
+  plan_code: PlanTerms['code'];
   plan_name: string;
   monthly_quota: number | null;
   rate_limit_per_second: number;
@@ -38,10 +47,18 @@ export interface KeyLookupRow {
   features: PlanTerms['features'];
 }
 
+/** One row of the key lookup: a key with its partner and plan. */
+export interface KeyLookupRow extends AccountRow {
+  id: string;
+  mode: Mode;
+  role: KeyRole;
+  revoked_at: Date | null;
+}
+
 /** A lookup row's plan columns as the plan terms the guard and the features enforce. */
-export function planTermsOf(r: Omit<KeyLookupRow, 'id' | 'mode' | 'role' | 'revoked_at'>): PlanTerms {
+export function planTermsOf(r: AccountRow): PlanTerms {
   return {
-    code: r.code,
+    code: r.plan_code,
     name: r.plan_name,
     monthlyQuota: r.monthly_quota,
     rateLimitPerSecond: r.rate_limit_per_second,
@@ -53,7 +70,7 @@ export function planTermsOf(r: Omit<KeyLookupRow, 'id' | 'mode' | 'role' | 'revo
   };
 }
 
-/** api_keys columns: id, role, name, key_prefix, key_hash: varchar; partner_id: int; created_at, last_used_at, revoked_at: timestamptz. */
+/** An api_keys row as the statements below select it. */
 interface ApiKeyRow {
   id: string;
   partner_id: number;
@@ -70,7 +87,7 @@ interface ApiKeyRow {
 const COLUMNS = 'id, partner_id, mode, role, name, key_prefix, key_hash, created_at, last_used_at, revoked_at';
 
 function toApiKey(r: ApiKeyRow): ApiKey {
-  return Object.assign(new ApiKey(), {
+  return {
     id: r.id,
     partnerId: r.partner_id,
     mode: r.mode,
@@ -81,7 +98,7 @@ function toApiKey(r: ApiKeyRow): ApiKey {
     createdAt: r.created_at,
     lastUsedAt: r.last_used_at,
     revokedAt: r.revoked_at,
-  });
+  };
 }
 
 export interface NewKey {
@@ -103,8 +120,8 @@ export class ApiKeysRepository {
   async insert(db: Queryable | null, key: NewKey): Promise<ApiKey> {
     const [row] = await sql<ApiKeyRow>(
       db ?? this.dataSource,
-      `INSERT INTO api_keys (id, partner_id, mode, role, name, key_prefix, key_hash) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
-      [key.id, key.partnerId, key.mode, key.role, key.name, key.keyPrefix, key.keyHash],
+      `INSERT INTO api_keys (partner_id, mode, id, role, name, key_prefix, key_hash) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
+      scopeParams(key, key.id, key.role, key.name, key.keyPrefix, key.keyHash),
     );
     return toApiKey(row);
   }
@@ -113,16 +130,14 @@ export class ApiKeysRepository {
   lookup(hash: string): Promise<KeyLookupRow | null> {
     return sqlOne<KeyLookupRow>(
       this.dataSource,
-      `SELECT k.id, k.partner_id, k.mode, k.role, k.revoked_at, p.name, p.status, p.allowed_origins,
-              ${PLAN_COLUMNS}
-         FROM api_keys k JOIN partners p ON p.id = k.partner_id JOIN plans pl ON pl.code = p.plan_code
+      `SELECT k.id, k.mode, k.role, k.revoked_at, ${ACCOUNT_COLUMNS}
+         FROM api_keys k JOIN partner_accounts a ON a.partner_id = k.partner_id
         WHERE k.key_hash = $1`,
       [hash],
     );
   }
 
   async idByHash(hash: string): Promise<string | null> {
-    // id: varchar
     const row = await sqlOne<{ id: string }>(this.dataSource, 'SELECT id FROM api_keys WHERE key_hash = $1', [hash]);
     return row?.id ?? null;
   }
@@ -139,40 +154,34 @@ export class ApiKeysRepository {
 
   /** A partner's keys, oldest first. */
   async listForPartner(partnerId: number): Promise<ApiKey[]> {
-    const rows = await sql<ApiKeyRow>(this.dataSource, `SELECT ${COLUMNS} FROM api_keys WHERE partner_id = $1 ORDER BY created_at ASC`, [partnerId]);
+    const rows = await sql<ApiKeyRow>(this.dataSource, `SELECT ${COLUMNS} FROM api_keys WHERE ${inPartner()} ORDER BY created_at ASC`, [partnerId]);
     return rows.map(toApiKey);
   }
 
   /** The partner keys of one partner and mode, newest first (what the partner's dashboard lists). */
-  async listForScope(partnerId: number, mode: Mode): Promise<ApiKey[]> {
+  async listForScope(scope: Scope): Promise<ApiKey[]> {
     const rows = await sql<ApiKeyRow>(
       this.dataSource,
-      `SELECT ${COLUMNS} FROM api_keys WHERE partner_id = $1 AND mode = $2 AND role = 'partner' ORDER BY created_at DESC, id DESC`,
-      [partnerId, mode],
+      `SELECT ${COLUMNS} FROM api_keys WHERE ${inScope()} AND role = 'partner' ORDER BY created_at DESC, id DESC`,
+      scopeParams(scope),
     );
     return rows.map(toApiKey);
   }
 
   /** Revokes a partner key of this partner and mode; null when it is none of theirs. */
-  async revokeScoped(partnerId: number, mode: Mode, keyId: string): Promise<ApiKey | null> {
+  async revokeScoped(scope: Scope, keyId: string): Promise<ApiKey | null> {
     const [row] = await returning<ApiKeyRow>(
       this.dataSource,
       `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())
-        WHERE id = $1 AND partner_id = $2 AND mode = $3 AND role = 'partner' RETURNING ${COLUMNS}`,
-      [keyId, partnerId, mode],
+        WHERE ${inScope()} AND id = $3 AND role = 'partner' RETURNING ${COLUMNS}`,
+      scopeParams(scope, keyId),
     );
     return row ? toApiKey(row) : null;
   }
 
   /** A partner with its plan, as the key lookup resolves it, without a key (a dashboard session); null when none. */
-  account(partnerId: number): Promise<Omit<KeyLookupRow, 'id' | 'mode' | 'role' | 'revoked_at'> | null> {
-    return sqlOne(
-      this.dataSource,
-      `SELECT p.id AS partner_id, p.name, p.status, p.allowed_origins,
-              ${PLAN_COLUMNS}
-         FROM partners p JOIN plans pl ON pl.code = p.plan_code WHERE p.id = $1`,
-      [partnerId],
-    );
+  account(partnerId: number): Promise<AccountRow | null> {
+    return sqlOne<AccountRow>(this.dataSource, `SELECT ${ACCOUNT_COLUMNS} FROM partner_accounts a WHERE ${inPartner('a')}`, [partnerId]);
   }
 
   /** Records that a key was used now; best effort (the guard never waits for it). */

@@ -8,7 +8,7 @@ import { generateApiKey, parseApiKey } from './api-key';
 import { KeyRole } from './api-key.entity';
 import { IssuedKey, KeyView, toIssuedKey, toKeyView } from './api-key.mapper';
 import { ApiKeysRepository, PartnerStatus, planTermsOf } from './api-keys.repository';
-import { KeyStore } from './key-store';
+import { KeyRecord, KeyStore } from './key-store';
 
 /** A partner and its plan, for a caller that holds no key (the dashboard's session). */
 export interface PartnerAccount {
@@ -19,8 +19,9 @@ export interface PartnerAccount {
   plan: PlanTerms;
 }
 
-// Callers (partners, the CLI) type what they get back; the mapper itself stays this module's own.
+// Callers (partners, the CLI, the guard) type what they get back; the mapper and the store stay this module's own.
 export type { IssuedKey, KeyView } from './api-key.mapper';
+export type { KeyRecord } from './key-store';
 
 @Injectable()
 export class KeysService {
@@ -54,15 +55,30 @@ export class KeysService {
 
   /** The partner keys of one partner and mode, newest first. */
   async listOf(scope: Scope): Promise<KeyView[]> {
-    return (await this.repo.listForScope(scope.partnerId, scope.mode)).map(toKeyView);
+    return (await this.repo.listForScope(scope)).map(toKeyView);
   }
 
   /** Revokes one of the scope's partner keys (effective on every instance at once); 404 for anyone else's. */
   async revokeOf(scope: Scope, keyId: string): Promise<KeyView> {
-    const key = /^key_[0-9A-Za-z]{1,36}$/.test(keyId) ? await this.repo.revokeScoped(scope.partnerId, scope.mode, keyId) : null;
+    const key = /^key_[0-9A-Za-z]{1,36}$/.test(keyId) ? await this.repo.revokeScoped(scope, keyId) : null;
     if (!key) throw new DomainError('api_key_not_found');
     await this.store.invalidate();
     return toKeyView(key);
+  }
+
+  /** The key whose SHA-256 this is, with its partner and plan, from the in-process cache when it holds it; null when none. */
+  find(hash: string): Promise<KeyRecord | null> {
+    return this.store.find(hash);
+  }
+
+  /** Records that a key was used (at most once a minute, never awaited). */
+  touch(keyId: string): void {
+    this.store.touch(keyId);
+  }
+
+  /** Call after a partner or plan change commits: every instance forgets the keys it resolved. */
+  invalidate(): Promise<void> {
+    return this.store.invalidate();
   }
 
   /** The partner with its plan terms; null when there is no such partner. */

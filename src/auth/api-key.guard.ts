@@ -1,15 +1,12 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Response } from 'express';
-import { DataSource } from 'typeorm';
-import { sqlOne } from '../common/database';
 import { DomainError } from '../common/errors';
 import type { Mode } from '../common/scope';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { parseApiKey } from '../api-keys/api-key';
-import { KeyRecord, KeyStore } from '../api-keys/key-store';
+import { KeyRecord, KeysService } from '../api-keys/keys.service';
 import type { PlanFeatureName } from '../plans/plan';
 import { AuthContext, AuthedRequest } from './auth-context';
 import { AuthFailureLimiter } from './auth-failure-limiter';
@@ -31,10 +28,9 @@ export class ApiKeyGuard implements CanActivate {
 
   constructor(
     private readonly reflector: Reflector,
-    private readonly keys: KeyStore,
+    private readonly keys: KeysService,
     private readonly limiter: UsageLimiter,
     private readonly failures: AuthFailureLimiter,
-    @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.publicOrigin = new URL(config.publicBaseUrl).origin;
@@ -112,8 +108,7 @@ export class ApiKeyGuard implements CanActivate {
       throw new DomainError('validation_failed', [{ field: 'X-Partner-Mode', message: 'X-Partner-Mode must be test or live' }]);
     }
     if (modeHeader === 'live' && record.mode !== 'live') throw liveAdminRequired();
-    const exists = await sqlOne<{ one: number }>(this.dataSource, 'SELECT 1 AS one FROM partners WHERE id = $1', [Number(partnerHeader)]);
-    if (!exists) throw new DomainError('partner_not_found');
+    if (!(await this.keys.accountOf(Number(partnerHeader)))) throw new DomainError('partner_not_found');
     return this.contextOf(record, { partnerId: Number(partnerHeader), mode: modeHeader ?? record.mode });
   }
 

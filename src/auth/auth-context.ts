@@ -2,7 +2,7 @@ import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import { DomainError } from '../common/errors';
 import type { Mode, Scope } from '../common/scope';
-import type { KeyRecord } from '../api-keys/key-store';
+import type { KeyRecord } from '../api-keys/keys.service';
 
 /** Who is calling: the verified key's record and the scope it acts in; set by the API-key guard, read through @Auth(). */
 export interface AuthContext extends Omit<KeyRecord, 'revoked'> {

@@ -1,10 +1,8 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { sql, sqlOne } from '../common/database';
 import { PeriodicTask } from '../common/periodic-task';
 import type { Mode } from '../common/scope';
 import { RedisService } from '../redis/redis.service';
+import { UsageCountersRepository } from './usage-counters.repository';
 
 /** How often counted calls are written to PostgreSQL: at most this much usage is forgotten when Redis loses its data. */
 export const USAGE_FLUSH_MS = 2000;
@@ -29,7 +27,7 @@ export class UsageCounters implements OnApplicationBootstrap, BeforeApplicationS
   private readonly flushLoop = new PeriodicTask({ name: UsageCounters.name, intervalMs: USAGE_FLUSH_MS, jitter: 0, unref: true }, () => this.flush());
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repo: UsageCountersRepository,
     private readonly redis: RedisService,
   ) {}
 
@@ -55,7 +53,8 @@ export class UsageCounters implements OnApplicationBootstrap, BeforeApplicationS
   restore(key: string, counter: Counter, ttlSeconds: number): Promise<void> {
     let pending = this.restoring.get(key);
     if (!pending) {
-      pending = this.load(counter)
+      pending = this.repo
+        .calls(counter)
         .then(async (calls) => {
           await this.redis.client.set(key, calls, 'EX', ttlSeconds, 'NX');
         })
@@ -75,26 +74,10 @@ export class UsageCounters implements OnApplicationBootstrap, BeforeApplicationS
       const values = await this.redis.client.mget(...keys);
       const rows = keys.flatMap((key, i) => (values[i] === null ? [] : [{ ...batch.get(key)!, calls: Number(values[i]) }]));
       if (!rows.length) return;
-      await sql(
-        this.dataSource,
-        `INSERT INTO usage_counters AS u (partner_id, mode, month, calls)
-         SELECT * FROM unnest($1::int[], $2::varchar[], $3::char(7)[], $4::bigint[])
-         ON CONFLICT (partner_id, mode, month) DO UPDATE SET calls = GREATEST(u.calls, EXCLUDED.calls), updated_at = now()`,
-        [rows.map((r) => r.partnerId), rows.map((r) => r.mode), rows.map((r) => r.month), rows.map((r) => r.calls)],
-      );
+      await this.repo.store(rows);
     } catch (err) {
       for (const [key, counter] of batch) if (!this.touched.has(key)) this.touched.set(key, counter);
       this.logger.warn({ err: (err as Error).message, counters: batch.size }, 'Writing usage to PostgreSQL failed; retrying');
     }
-  }
-
-  private async load(counter: Counter): Promise<number> {
-    // calls: bigint, which pg returns as a string
-    const row = await sqlOne<{ calls: string }>(this.dataSource, `SELECT calls FROM usage_counters WHERE partner_id = $1 AND mode = $2 AND month = $3`, [
-      counter.partnerId,
-      counter.mode,
-      counter.month,
-    ]);
-    return row ? Number(row.calls) : 0;
   }
 }

@@ -6,10 +6,9 @@ import { CoursesService } from '../courses/courses.service';
 import { InTransactionHookMap, InTransactionHooks } from '../events/hooks';
 import type { Tx } from '../events/transaction-runner';
 import { UsersService, UserSnapshot } from '../users/users.service';
-import { Certificate } from './certificate.entity';
+import { type Certificate, CertificatesRepository } from './certificates.repository';
 import { newCertificateId } from './certificate-id';
 import { CertificateUrls } from './certificate.mapper';
-import { CertificatesRepository } from './certificates.repository';
 
 export interface IssueRequest {
   scope: Scope;

@@ -1,5 +1,5 @@
 import type { Mode } from '../common/scope';
-import type { Certificate } from './certificate.entity';
+import type { Certificate } from './certificates.repository';
 import type { CertificateDto, PublicCertificateDto } from './dto/certificate.dto';
 
 /** Platform label printed on certificates; test-mode ones say so, so nobody mistakes them for real ones. */

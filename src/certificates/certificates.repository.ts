@@ -1,15 +1,30 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Queryable, returning, sqlOne } from '../common/database';
-import { Mode, Scope } from '../common/scope';
-import { Certificate } from './certificate.entity';
+import { Queryable, returning, sql, sqlOne } from '../common/database';
+import { inScope, Mode, Scope, scopeParams } from '../common/scope';
 import type { Ed25519PrivateJwk } from '../config/config';
+
+/** One certificate per enrolment; holder name and course title are frozen at issue, issuedAt is the calendar date as `YYYY-MM-DD`. */
+export interface Certificate {
+  id: string;
+  partnerId: number;
+  mode: Mode;
+  userId: number;
+  courseId: number;
+  enrollmentId: number;
+  holderName: string;
+  courseTitle: string;
+  issuedAt: string;
+  overrideQuiz: boolean;
+  revokedAt: Date | null;
+  createdAt: Date;
+}
 
 /** Where each mode's database-kept signing key lives (production takes the live key from the environment). */
 const SIGNING_KEY_TABLES: Record<Mode, string> = { live: 'credential_signing_key', test: 'credential_test_signing_key' };
 
-/** id: varchar; partner_id, user_id, course_id, enrollment_id: int; issued_at: date as text; revoked_at, created_at: timestamptz. */
+/** A certificates row as the statements below select it (issued_at read as text, see COLUMNS). */
 interface CertificateRow {
   id: string;
   partner_id: number;
@@ -29,7 +44,7 @@ interface CertificateRow {
 const COLUMNS = `id, partner_id, mode, user_id, course_id, enrollment_id, holder_name, course_title, issued_at::text AS issued_at, override_quiz, revoked_at, created_at`;
 
 function toCertificate(r: CertificateRow): Certificate {
-  return Object.assign(new Certificate(), {
+  return {
     id: r.id,
     partnerId: r.partner_id,
     mode: r.mode,
@@ -42,7 +57,7 @@ function toCertificate(r: CertificateRow): Certificate {
     overrideQuiz: r.override_quiz,
     revokedAt: r.revoked_at,
     createdAt: r.created_at,
-  });
+  };
 }
 
 export type NewCertificate = Omit<Certificate, 'partnerId' | 'mode' | 'revokedAt' | 'createdAt'>;
@@ -56,21 +71,21 @@ export class CertificatesRepository {
   async insertOnce(db: Queryable, scope: Scope, c: NewCertificate): Promise<Certificate | null> {
     const row = await sqlOne<CertificateRow>(
       db,
-      `INSERT INTO certificates (id, partner_id, mode, user_id, course_id, enrollment_id, holder_name, course_title, issued_at, override_quiz)
+      `INSERT INTO certificates (partner_id, mode, id, user_id, course_id, enrollment_id, holder_name, course_title, issued_at, override_quiz)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        ON CONFLICT (enrollment_id) DO NOTHING
        RETURNING ${COLUMNS}`,
-      [c.id, scope.partnerId, scope.mode, c.userId, c.courseId, c.enrollmentId, c.holderName, c.courseTitle, c.issuedAt, c.overrideQuiz],
+      scopeParams(scope, c.id, c.userId, c.courseId, c.enrollmentId, c.holderName, c.courseTitle, c.issuedAt, c.overrideQuiz),
     );
     return row && toCertificate(row);
   }
 
   async findByEnrollment(db: Queryable, scope: Scope, enrollmentId: number): Promise<Certificate | null> {
-    const row = await sqlOne<CertificateRow>(db, `SELECT ${COLUMNS} FROM certificates WHERE enrollment_id = $1 AND partner_id = $2 AND mode = $3`, [
-      enrollmentId,
-      scope.partnerId,
-      scope.mode,
-    ]);
+    const row = await sqlOne<CertificateRow>(
+      db,
+      `SELECT ${COLUMNS} FROM certificates WHERE ${inScope()} AND enrollment_id = $3`,
+      scopeParams(scope, enrollmentId),
+    );
     return row && toCertificate(row);
   }
 
@@ -93,13 +108,12 @@ export class CertificatesRepository {
   // ---- the signing keys kept in the database (credentials/signing-key.store.ts): development's, and test mode's ----
 
   async keptSigningKey(mode: Mode = 'live'): Promise<Ed25519PrivateJwk | null> {
-    // private_jwk: jsonb
     const row = await sqlOne<{ private_jwk: Ed25519PrivateJwk }>(this.dataSource, `SELECT private_jwk FROM ${SIGNING_KEY_TABLES[mode]} WHERE singleton`);
     return row?.private_jwk ?? null;
   }
 
   /** The singleton row admits one key: an offer made while another instance's is kept does nothing. */
   async offerSigningKey(jwk: Ed25519PrivateJwk, mode: Mode = 'live'): Promise<void> {
-    await this.dataSource.query(`INSERT INTO ${SIGNING_KEY_TABLES[mode]} (private_jwk) VALUES ($1) ON CONFLICT (singleton) DO NOTHING`, [JSON.stringify(jwk)]);
+    await sql(this.dataSource, `INSERT INTO ${SIGNING_KEY_TABLES[mode]} (private_jwk) VALUES ($1) ON CONFLICT (singleton) DO NOTHING`, [JSON.stringify(jwk)]);
   }
 }

@@ -5,10 +5,9 @@ import { Mode, Scope } from '../common/scope';
 import { EnrollmentsService } from '../enrollment/enrollments.service';
 import { TransactionRunner } from '../events/transaction-runner';
 import { UsersService } from '../users/users.service';
-import { Certificate } from './certificate.entity';
+import { type Certificate, CertificatesRepository } from './certificates.repository';
 import { certificateMode, normalizeCertificateId } from './certificate-id';
 import { CertificateIssuer } from './certificate-issuer';
-import { CertificatesRepository } from './certificates.repository';
 import { toCertificateView } from './certificate.mapper';
 import { CertificateDto, IssueCertificateDto, RevokedCertificateDto } from './dto/certificate.dto';
 

@@ -1,5 +1,5 @@
 import { escapeHtml } from '../common/html';
-import type { Certificate } from './certificate.entity';
+import type { Certificate } from './certificates.repository';
 import { formatIssueDate, platformLabel } from './certificate.mapper';
 
 export interface VerifyPageLinks {

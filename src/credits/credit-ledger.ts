@@ -3,8 +3,7 @@ import { EntityManager } from 'typeorm';
 import { DomainError } from '../common/errors';
 import { newId } from '../common/ids';
 import type { Scope } from '../common/scope';
-import { CreditTransaction } from './credit-transaction.entity';
-import { CreditsRepository } from './credits.repository';
+import { type CreditTransaction, CreditsRepository } from './credits.repository';
 
 /**
  * The only writer of balances, and the credits feature's narrow API for other features (enrolment debits). Callers

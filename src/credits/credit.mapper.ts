@@ -1,4 +1,4 @@
-import { CreditTransaction } from './credit-transaction.entity';
+import type { CreditTransaction } from './credits.repository';
 import { CreditTransactionDto, TopUpResultDto } from './dto/credits.dto';
 
 export function toTopUpResult(t: CreditTransaction): TopUpResultDto {

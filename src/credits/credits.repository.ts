@@ -2,17 +2,32 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { isUniqueViolation, Queryable, sql, sqlOne } from '../common/database';
-import type { Scope } from '../common/scope';
-import { CreditTransaction } from './credit-transaction.entity';
+import { inScope, Mode, Scope, scopeParams } from '../common/scope';
+import type { CreditTransactionKind } from './credit-transaction.entity';
 
-/** A credit_transactions row: id, mode, kind, source, reference: varchar; the ids, amount and balance_after: int; created_at: timestamptz. */
+/** A ledger entry; `amount` is signed. */
+export interface CreditTransaction {
+  id: string;
+  partnerId: number;
+  mode: Mode;
+  userId: number;
+  amount: number;
+  kind: CreditTransactionKind;
+  source: string | null;
+  reference: string | null;
+  enrollmentId: number | null;
+  balanceAfter: number;
+  createdAt: Date;
+}
+
+/** A credit_transactions row as the statements below select it. */
 interface LedgerRow {
   id: string;
   user_id: number;
   partner_id: number;
-  mode: 'test' | 'live';
+  mode: Mode;
   amount: number;
-  kind: 'topup' | 'enrollment';
+  kind: CreditTransactionKind;
   source: string | null;
   reference: string | null;
   enrollment_id: number | null;
@@ -23,7 +38,7 @@ interface LedgerRow {
 const COLUMNS = 'id, user_id, partner_id, mode, amount, kind, source, reference, enrollment_id, balance_after, created_at';
 
 function toTransaction(r: LedgerRow): CreditTransaction {
-  return Object.assign(new CreditTransaction(), {
+  return {
     id: r.id,
     userId: r.user_id,
     partnerId: r.partner_id,
@@ -35,7 +50,7 @@ function toTransaction(r: LedgerRow): CreditTransaction {
     enrollmentId: r.enrollment_id,
     balanceAfter: r.balance_after,
     createdAt: r.created_at,
-  });
+  };
 }
 
 const REFERENCE_UNIQUE = 'credit_transactions_reference_uq';
@@ -63,13 +78,13 @@ export class CreditsRepository {
     const [row] = await sql<LedgerRow>(
       db,
       `WITH acc AS (
-         INSERT INTO credit_accounts (user_id, partner_id, mode, balance) VALUES ($2, $3, $4, $1)
+         INSERT INTO credit_accounts (partner_id, mode, user_id, balance) VALUES ($1, $2, $4, $3)
          ON CONFLICT (user_id) DO UPDATE SET balance = credit_accounts.balance + EXCLUDED.balance, updated_at = now()
          RETURNING balance)
-       INSERT INTO credit_transactions (id, user_id, partner_id, mode, amount, kind, source, reference, balance_after)
-       SELECT $5, $2, $3, $4, $1, 'topup', $6, $7, acc.balance FROM acc
+       INSERT INTO credit_transactions (partner_id, mode, id, user_id, amount, kind, source, reference, balance_after)
+       SELECT $1, $2, $5, $4, $3, 'topup', $6, $7, acc.balance FROM acc
        RETURNING ${COLUMNS}`,
-      [entry.amount, entry.userId, scope.partnerId, scope.mode, id, entry.source, entry.reference],
+      scopeParams(scope, entry.amount, entry.userId, id, entry.source, entry.reference),
     );
     return toTransaction(row);
   }
@@ -79,46 +94,41 @@ export class CreditsRepository {
    * after the debit, or null when the balance is below `amount`.
    */
   async debitForEnrollment(db: Queryable, scope: Scope, id: string, userId: number, amount: number, enrollmentId: number): Promise<number | null> {
-    // balance_after: int (the statement is an INSERT, so TypeORM answers plain rows)
+    // The statement is an INSERT, so TypeORM answers plain rows (sqlOne, not returning).
     const row = await sqlOne<{ balance_after: number }>(
       db,
       `WITH acc AS (
-         UPDATE credit_accounts SET balance = balance - $1, updated_at = now()
-          WHERE user_id = $2 AND partner_id = $3 AND mode = $4 AND balance >= $1
+         UPDATE credit_accounts SET balance = balance - $3, updated_at = now()
+          WHERE ${inScope()} AND user_id = $4 AND balance >= $3
          RETURNING balance)
-       INSERT INTO credit_transactions (id, user_id, partner_id, mode, amount, kind, enrollment_id, balance_after)
-       SELECT $5, $2, $3, $4, -$1::int, 'enrollment', $6, acc.balance FROM acc
+       INSERT INTO credit_transactions (partner_id, mode, id, user_id, amount, kind, enrollment_id, balance_after)
+       SELECT $1, $2, $5, $4, -$3::int, 'enrollment', $6, acc.balance FROM acc
        RETURNING balance_after`,
-      [amount, userId, scope.partnerId, scope.mode, id, enrollmentId],
+      scopeParams(scope, amount, userId, id, enrollmentId),
     );
     return row?.balance_after ?? null;
   }
 
   /** Current balance; 0 for a user who never had credits. */
   async balanceOf(scope: Scope, userId: number, db: Queryable = this.dataSource): Promise<number> {
-    // balance: int
-    const row = await sqlOne<{ balance: number }>(db, `SELECT balance FROM credit_accounts WHERE user_id = $1 AND partner_id = $2 AND mode = $3`, [
-      userId,
-      scope.partnerId,
-      scope.mode,
-    ]);
+    const row = await sqlOne<{ balance: number }>(db, `SELECT balance FROM credit_accounts WHERE ${inScope()} AND user_id = $3`, scopeParams(scope, userId));
     return row?.balance ?? 0;
   }
 
   async byReference(scope: Scope, reference: string): Promise<CreditTransaction | null> {
-    const row = await sqlOne<LedgerRow>(this.dataSource, `SELECT ${COLUMNS} FROM credit_transactions WHERE reference = $1 AND partner_id = $2 AND mode = $3`, [
-      reference,
-      scope.partnerId,
-      scope.mode,
-    ]);
+    const row = await sqlOne<LedgerRow>(
+      this.dataSource,
+      `SELECT ${COLUMNS} FROM credit_transactions WHERE ${inScope()} AND reference = $3`,
+      scopeParams(scope, reference),
+    );
     return row && toTransaction(row);
   }
 
   /** A learner's ledger, newest first, with the total. */
   async page(scope: Scope, userId: number, offset: number, limit: number): Promise<[CreditTransaction[], number]> {
-    const params = [scope.partnerId, scope.mode, userId];
-    const where = 'partner_id = $1 AND mode = $2 AND user_id = $3';
-    // total: count(*) is a bigint, which the driver answers as a string
+    const params = scopeParams(scope, userId);
+    const where = `${inScope()} AND user_id = $3`;
+    // count(*) is a bigint, which the driver answers as a string
     const [rows, counted] = await Promise.all([
       sql<LedgerRow>(this.dataSource, `SELECT ${COLUMNS} FROM credit_transactions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`, [
         ...params,

@@ -5,8 +5,7 @@ import { Scope } from '../common/scope';
 import { TransactionRunner } from '../events/transaction-runner';
 import { UsersService } from '../users/users.service';
 import { CreditLedger } from './credit-ledger';
-import { CreditTransaction } from './credit-transaction.entity';
-import { CreditsRepository, isReferenceTaken } from './credits.repository';
+import { type CreditTransaction, CreditsRepository, isReferenceTaken } from './credits.repository';
 import { toCreditTransaction, toTopUpResult } from './credit.mapper';
 import { BalanceDto, CreditTransactionListDto, TopUpDto, TopUpResultDto } from './dto/credits.dto';
 

@@ -1,6 +1,6 @@
 import { EnrollmentDto, ProgressResultDto } from './dto/enrollment.dto';
 import { ProgressCounts, progressPercent } from './enrollment-progress';
-import { Enrollment } from './enrollment.entity';
+import type { Enrollment } from './enrollments.repository';
 
 export function toProgressResult(e: Enrollment, c: ProgressCounts): ProgressResultDto {
   return {

@@ -1,12 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { Queryable, returning, sql, sqlOne } from '../common/database';
-import { Mode, Scope } from '../common/scope';
+import { affected, Queryable, returning, sql, sqlOne } from '../common/database';
+import { inScope, Mode, Scope, scopeParams } from '../common/scope';
 import { ProgressCounts } from './enrollment-progress';
-import { Enrollment, EnrollmentStatus } from './enrollment.entity';
+import type { EnrollmentStatus } from './enrollment.entity';
 
-/** id: serial; partner_id, user_id, course_id, credits_deducted: int; status, certificate_id: varchar; enrolled_at, completed_at: timestamptz. */
+/** A user's place in a course. */
+export interface Enrollment {
+  id: number;
+  partnerId: number;
+  mode: Mode;
+  userId: number;
+  courseId: number;
+  status: EnrollmentStatus;
+  creditsDeducted: number;
+  enrolledAt: Date;
+  completedAt: Date | null;
+  certificateId: string | null;
+}
+
+/** An enrollments row as the statements below select it. */
 interface EnrollmentRow {
   id: number;
   partner_id: number;
@@ -23,7 +37,7 @@ interface EnrollmentRow {
 const COLUMNS = 'id, partner_id, mode, user_id, course_id, status, credits_deducted, enrolled_at, completed_at, certificate_id';
 
 function toEnrollment(r: EnrollmentRow): Enrollment {
-  return Object.assign(new Enrollment(), {
+  return {
     id: r.id,
     partnerId: r.partner_id,
     mode: r.mode,
@@ -34,7 +48,7 @@ function toEnrollment(r: EnrollmentRow): Enrollment {
     enrolledAt: r.enrolled_at,
     completedAt: r.completed_at,
     certificateId: r.certificate_id,
-  });
+  };
 }
 
 /** Every query of the enrolment feature (enrolments and their completed topics). */
@@ -44,12 +58,11 @@ export class EnrollmentsRepository {
 
   /** The new enrolment's id and time, or null when the learner is already enrolled (unique user_id, course_id). */
   insertOnce(em: EntityManager, scope: Scope, userId: number, courseId: number, creditsDeducted: number): Promise<{ id: number; enrolled_at: Date } | null> {
-    // id: serial; enrolled_at: timestamptz
     return sqlOne<{ id: number; enrolled_at: Date }>(
       em,
       `INSERT INTO enrollments (partner_id, mode, user_id, course_id, credits_deducted) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (user_id, course_id) DO NOTHING RETURNING id, enrolled_at`,
-      [scope.partnerId, scope.mode, userId, courseId, creditsDeducted],
+      scopeParams(scope, userId, courseId, creditsDeducted),
     );
   }
 
@@ -57,27 +70,26 @@ export class EnrollmentsRepository {
   async find(scope: Scope, id: number, { em, lock = false }: { em?: EntityManager; lock?: boolean } = {}): Promise<Enrollment | null> {
     const row = await sqlOne<EnrollmentRow>(
       em ?? this.dataSource,
-      `SELECT ${COLUMNS} FROM enrollments WHERE id = $1 AND partner_id = $2 AND mode = $3 LIMIT 1${lock ? ' FOR UPDATE' : ''}`,
-      [id, scope.partnerId, scope.mode],
+      `SELECT ${COLUMNS} FROM enrollments WHERE ${inScope()} AND id = $3 LIMIT 1${lock ? ' FOR UPDATE' : ''}`,
+      scopeParams(scope, id),
     );
     return row && toEnrollment(row);
   }
 
   async findByUserAndCourse(db: Queryable, scope: Scope, userId: number, courseId: number): Promise<Enrollment | null> {
-    const row = await sqlOne<EnrollmentRow>(db, `SELECT ${COLUMNS} FROM enrollments WHERE user_id = $1 AND course_id = $2 AND partner_id = $3 AND mode = $4`, [
-      userId,
-      courseId,
-      scope.partnerId,
-      scope.mode,
-    ]);
+    const row = await sqlOne<EnrollmentRow>(
+      db,
+      `SELECT ${COLUMNS} FROM enrollments WHERE ${inScope()} AND user_id = $3 AND course_id = $4`,
+      scopeParams(scope, userId, courseId),
+    );
     return row && toEnrollment(row);
   }
 
   /** A learner's enrolments, newest first, with the total. */
   async pageForUser(scope: Scope, userId: number, offset: number, limit: number): Promise<[Enrollment[], number]> {
-    const params = [scope.partnerId, scope.mode, userId];
-    const where = 'partner_id = $1 AND mode = $2 AND user_id = $3';
-    // total: count(*) is a bigint, which the driver answers as a string
+    const params = scopeParams(scope, userId);
+    const where = `${inScope()} AND user_id = $3`;
+    // count(*) is a bigint, which the driver answers as a string
     const [rows, counted] = await Promise.all([
       sql<EnrollmentRow>(this.dataSource, `SELECT ${COLUMNS} FROM enrollments WHERE ${where} ORDER BY id DESC LIMIT $4 OFFSET $5`, [...params, limit, offset]),
       sqlOne<{ total: string }>(this.dataSource, `SELECT count(*) AS total FROM enrollments WHERE ${where}`, params),
@@ -87,14 +99,12 @@ export class EnrollmentsRepository {
 
   /**
    * Progress counts of several enrolments in one query: the course's current topics against the completed ones.
-   * This statement reads the courses feature's `topics` table on purpose: counting in the same statement as the
-   * enrolment rows is what keeps progress reads (and every progress update) to one round trip. It lives here, with
-   * the enrolment tables it is about; topics are only counted, never changed.
+   * Topics come from `course_topics`, the view the courses feature declares for this: counting in the same statement
+   * as the enrolment rows is what keeps progress reads (and every progress update) to one round trip.
    */
   async countProgress(enrollmentIds: number[], db: Queryable = this.dataSource): Promise<Map<number, ProgressCounts>> {
     const out = new Map<number, ProgressCounts>();
     if (!enrollmentIds.length) return out;
-    // id: serial; total, completed, pending: count(…)::int
     const rows = await sql<{ id: number; total: number; completed: number; pending: number }>(
       db,
       `SELECT e.id,
@@ -102,7 +112,7 @@ export class EnrollmentsRepository {
               count(et.topic_id)::int AS completed,
               (count(t.id) FILTER (WHERE t.has_quiz AND et.quiz_passed_at IS NULL))::int AS pending
          FROM enrollments e
-         LEFT JOIN topics t ON t.course_id = e.course_id
+         LEFT JOIN course_topics t ON t.course_id = e.course_id
          LEFT JOIN enrollment_topics et ON et.enrollment_id = e.id AND et.topic_id = t.id
         WHERE e.id = ANY($1::int[])
         GROUP BY e.id`,
@@ -114,7 +124,6 @@ export class EnrollmentsRepository {
 
   /** Marks a topic complete (its quiz passed too when `quizPassed`); false when it was complete already. */
   async completeTopic(em: EntityManager, enrollmentId: number, topicId: number, quizPassed: boolean): Promise<boolean> {
-    // topic_id: int
     const inserted = await sql<{ topic_id: number }>(
       em,
       `INSERT INTO enrollment_topics (enrollment_id, topic_id, quiz_passed_at) VALUES ($1, $2, CASE WHEN $3 THEN now() END)
@@ -136,7 +145,6 @@ export class EnrollmentsRepository {
 
   /** Completes the enrolment and answers its completion time. */
   async markCompleted(em: EntityManager, id: number): Promise<Date> {
-    // completed_at: timestamptz
     const [row] = await returning<{ completed_at: Date }>(
       em,
       `UPDATE enrollments SET status = 'completed', completed_at = now() WHERE id = $1 RETURNING completed_at`,
@@ -146,6 +154,6 @@ export class EnrollmentsRepository {
   }
 
   async setCertificate(em: EntityManager, id: number, certificateId: string): Promise<void> {
-    await em.query(`UPDATE enrollments SET certificate_id = $2 WHERE id = $1`, [id, certificateId]);
+    await affected(em, `UPDATE enrollments SET certificate_id = $2 WHERE id = $1`, [id, certificateId]);
   }
 }

@@ -9,9 +9,8 @@ import { TransactionRunner, Tx } from '../events/transaction-runner';
 import { UsersService } from '../users/users.service';
 import { EnrollDto, EnrollmentDto, EnrollmentListDto, EnrollResultDto } from './dto/enrollment.dto';
 import { EnrollmentProgressView, ProgressCounts } from './enrollment-progress';
-import { Enrollment } from './enrollment.entity';
+import { type Enrollment, EnrollmentsRepository } from './enrollments.repository';
 import { toEnrollmentView } from './enrollment.mapper';
-import { EnrollmentsRepository } from './enrollments.repository';
 import { MAX_INT_ID } from '../common/params';
 
 export type { EnrollmentProgressView } from './enrollment-progress';

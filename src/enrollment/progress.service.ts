@@ -7,8 +7,7 @@ import { Tx, TransactionRunner } from '../events/transaction-runner';
 import { UsersService } from '../users/users.service';
 import { ProgressDto, ProgressResultDto } from './dto/enrollment.dto';
 import { isCourseComplete, ProgressCounts, progressPercent } from './enrollment-progress';
-import { Enrollment } from './enrollment.entity';
-import { EnrollmentsRepository } from './enrollments.repository';
+import { type Enrollment, EnrollmentsRepository } from './enrollments.repository';
 import { EnrollmentsService } from './enrollments.service';
 import { toProgressResult } from './enrollment.mapper';
 

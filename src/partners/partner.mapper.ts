@@ -1,7 +1,6 @@
 import type { KeyView } from '../api-keys/keys.service';
 import type { PlanTerms } from '../plans/plan';
-import { Partner } from './partner.entity';
-import { ProductionAccessRequest } from './production-access-request.entity';
+import type { Partner, ProductionAccessRequest } from './partners.repository';
 
 export function toPartnerView(p: Partner) {
   return { id: p.id, name: p.name, email: p.email, plan: p.planCode, status: p.status };

@@ -2,11 +2,39 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { affected, isUniqueViolation, Queryable, returning, sql, sqlOne } from '../common/database';
+import { inPartner } from '../common/scope';
 import type { PlanCode } from '../plans/plan';
-import { Partner, PartnerStatus } from './partner.entity';
-import { AccessRequestStatus, ProductionAccessRequest } from './production-access-request.entity';
+import type { PartnerStatus } from './partner.entity';
+import type { AccessRequestStatus } from './production-access-request.entity';
 
-/** id: serial; name, email, website, plan_code, status: varchar; allowed_origins: text[]; is_operator: boolean; created_at, updated_at: timestamptz. */
+/** A partner's request for production (live) access and its review. */
+export interface ProductionAccessRequest {
+  id: string;
+  partnerId: number;
+  useCase: string;
+  status: AccessRequestStatus;
+  reason: string | null;
+  liveKeyId: string | null;
+  createdAt: Date;
+  reviewedAt: Date | null;
+}
+
+/** A partner account. */
+export interface Partner {
+  id: number;
+  name: string;
+  email: string;
+  website: string | null;
+  planCode: PlanCode;
+  status: PartnerStatus;
+  allowedOrigins: string[];
+  isOperator: boolean;
+  emailVerifiedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A partners row as the statements below select it. */
 interface PartnerRow {
   id: number;
   name: string;
@@ -21,7 +49,7 @@ interface PartnerRow {
   updated_at: Date;
 }
 
-/** id, status, live_key_id: varchar; partner_id: int; use_case, reason: text; created_at, reviewed_at: timestamptz. */
+/** A production_access_requests row as the statements below select it. */
 interface AccessRequestRow {
   id: string;
   partner_id: number;
@@ -37,7 +65,7 @@ const PARTNER_COLUMNS = 'id, name, email, website, plan_code, status, allowed_or
 const REQUEST_COLUMNS = 'id, partner_id, use_case, status, reason, live_key_id, created_at, reviewed_at';
 
 function toPartner(r: PartnerRow): Partner {
-  return Object.assign(new Partner(), {
+  return {
     id: r.id,
     name: r.name,
     email: r.email,
@@ -49,11 +77,11 @@ function toPartner(r: PartnerRow): Partner {
     emailVerifiedAt: r.email_verified_at,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
-  });
+  };
 }
 
 function toAccessRequest(r: AccessRequestRow): ProductionAccessRequest {
-  return Object.assign(new ProductionAccessRequest(), {
+  return {
     id: r.id,
     partnerId: r.partner_id,
     useCase: r.use_case,
@@ -62,7 +90,7 @@ function toAccessRequest(r: AccessRequestRow): ProductionAccessRequest {
     liveKeyId: r.live_key_id,
     createdAt: r.created_at,
     reviewedAt: r.reviewed_at,
-  });
+  };
 }
 
 export interface NewPartner {
@@ -134,14 +162,12 @@ export class PartnersRepository {
        ON CONFLICT (is_operator) WHERE is_operator DO NOTHING`,
       [operator.name, operator.email],
     );
-    // id: serial (int)
     const row = await sqlOne<{ id: number }>(this.dataSource, 'SELECT id FROM partners WHERE is_operator');
     return row!.id;
   }
 
   /** Every allowed origin of every active partner (CORS preflights carry no key). */
   async activeOrigins(): Promise<string[]> {
-    // origin: text (an element of allowed_origins text[])
     const rows = await sql<{ origin: string }>(this.dataSource, `SELECT DISTINCT unnest(allowed_origins) AS origin FROM partners WHERE status = 'active'`);
     return rows.map((r) => r.origin);
   }
@@ -165,8 +191,7 @@ export class PartnersRepository {
   }
 
   async pendingAccessRequestId(partnerId: number): Promise<string | null> {
-    // id: varchar
-    const row = await sqlOne<{ id: string }>(this.dataSource, `SELECT id FROM production_access_requests WHERE partner_id = $1 AND status = 'pending'`, [
+    const row = await sqlOne<{ id: string }>(this.dataSource, `SELECT id FROM production_access_requests WHERE ${inPartner()} AND status = 'pending'`, [
       partnerId,
     ]);
     return row?.id ?? null;
@@ -188,7 +213,7 @@ export class PartnersRepository {
           ORDER BY r.created_at ASC, r.id ASC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
         [...params, limit, offset],
       ),
-      // total: count(*) is a bigint, which the driver answers as a string
+      // count(*) is a bigint, which the driver answers as a string
       sqlOne<{ total: string }>(this.dataSource, `SELECT count(*) AS total FROM production_access_requests r ${where}`, params),
     ]);
     return [rows.map((r) => ({ request: toAccessRequest(r), partnerName: r.partner_name })), Number(counted!.total)];

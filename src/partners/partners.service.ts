@@ -4,7 +4,6 @@ import { errorMessage } from '../common/error-message';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { VerificationMailer } from './verification-mailer';
-import { KeyStore } from '../api-keys/key-store';
 import { KeysService } from '../api-keys/keys.service';
 import { AuthContext } from '../auth/auth-context';
 import { monthOf, UsageLimiter } from '../auth/usage-limiter';
@@ -13,9 +12,8 @@ import type { Mode } from '../common/scope';
 import type { PlanCode } from '../plans/plan';
 import { CorsOrigins } from './cors-origins';
 import { UpdatePartnerDto } from './dto/partner.dto';
-import { Partner } from './partner.entity';
+import { type Partner, PartnersRepository } from './partners.repository';
 import { toAdminPartnerView, toPartnerView, toPlanView } from './partner.mapper';
-import { PartnersRepository } from './partners.repository';
 import { MAX_INT_ID } from '../common/params';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -27,7 +25,6 @@ export class PartnersService {
   constructor(
     private readonly repo: PartnersRepository,
     private readonly keys: KeysService,
-    private readonly keyStore: KeyStore,
     private readonly usage: UsageLimiter,
     private readonly cors: CorsOrigins,
     private readonly mailer: VerificationMailer,
@@ -113,7 +110,7 @@ export class PartnersService {
       allowedOrigins: dto.allowed_origins === undefined ? partner.allowedOrigins : [...new Set(dto.allowed_origins)],
     });
     // Plan, status and origins are read through the key cache: every instance drops it now.
-    await Promise.all([this.keyStore.invalidate(), this.cors.invalidate()]);
+    await Promise.all([this.keys.invalidate(), this.cors.invalidate()]);
     return this.adminView(partnerId);
   }
 

@@ -7,8 +7,7 @@ import { offsetOf, pageOf } from '../common/pagination';
 import { prefixedIdShape } from '../common/params';
 import { ListAccessRequestsQuery } from './dto/partner.dto';
 import { toAccessRequestView, toAdminAccessRequestView } from './partner.mapper';
-import { PartnersRepository } from './partners.repository';
-import type { ProductionAccessRequest } from './production-access-request.entity';
+import { PartnersRepository, type ProductionAccessRequest } from './partners.repository';
 
 const REQUEST_ID = prefixedIdShape('par');
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { affected, sql, sqlOne } from '../common/database';
-import type { Mode, Scope } from '../common/scope';
+import { inScope, type Mode, type Scope, scopeParams } from '../common/scope';
 
 /** One finished keyed request, as the recorder buffers it. */
 export interface RecordedRequest {
@@ -19,7 +19,7 @@ export interface RecordedRequest {
   counted: boolean;
 }
 
-/** request_log columns: method, path, request_id, key_prefix: varchar; status: smallint; duration_ms: int; created_at: timestamptz. */
+/** A request_log row as the page reads it (id is a bigint, which the driver answers as a string). */
 export interface RequestLogRow {
   id: string;
   method: string;
@@ -82,26 +82,26 @@ export class RequestLogRepository {
 
   /** The scope's requests, newest first, optionally of one status or class, with the total. */
   async page(scope: Scope, status: StatusRange | null, offset: number, limit: number): Promise<[RequestLogRow[], number]> {
-    const params = [scope.partnerId, scope.mode, status?.min ?? null, status?.max ?? null];
-    const where = `partner_id = $1 AND mode = $2 AND ($3::int IS NULL OR status BETWEEN $3 AND $4)`;
+    const params = scopeParams(scope, status?.min ?? null, status?.max ?? null);
+    const where = `${inScope()} AND ($3::int IS NULL OR status BETWEEN $3 AND $4)`;
     const rows = await sql<RequestLogRow>(
       this.dataSource,
       `SELECT id, method, path, status, duration_ms, request_id, key_prefix, created_at FROM request_log
         WHERE ${where} ORDER BY created_at DESC, id DESC OFFSET ${offset} LIMIT ${limit}`,
       params,
     );
-    // An aggregate without GROUP BY: always one row; n int.
+    // An aggregate without GROUP BY: always one row.
     const { n } = (await sqlOne<{ n: number }>(this.dataSource, `SELECT count(*)::int AS n FROM request_log WHERE ${where}`, params))!;
     return [rows, n];
   }
 
-  /** Calls per day (UTC) of the scope from `from` (inclusive) to `to` (exclusive); day: 'YYYY-MM-DD', calls: int. */
+  /** Calls per day (UTC, 'YYYY-MM-DD') of the scope from `from` (inclusive) to `to` (exclusive). */
   usageDays(scope: Scope, from: string, to: string): Promise<Array<{ day: string; calls: number }>> {
     return sql<{ day: string; calls: number }>(
       this.dataSource,
       `SELECT to_char(day, 'YYYY-MM-DD') AS day, calls::int AS calls FROM usage_days
-        WHERE partner_id = $1 AND mode = $2 AND day >= $3::date AND day < $4::date ORDER BY day`,
-      [scope.partnerId, scope.mode, from, to],
+        WHERE ${inScope()} AND day >= $3::date AND day < $4::date ORDER BY day`,
+      scopeParams(scope, from, to),
     );
   }
 

@@ -2,10 +2,20 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Queryable, sql, sqlOne } from '../common/database';
-import { Mode, Scope } from '../common/scope';
-import { User } from './user.entity';
+import { inScope, Mode, Scope, scopeParams } from '../common/scope';
 
-/** id: serial; partner_id: int; mode, external_user_id, name, email: varchar; created_at: timestamptz. */
+/** A learner of one partner in one mode. */
+export interface User {
+  id: number;
+  partnerId: number;
+  mode: Mode;
+  externalUserId: string;
+  name: string;
+  email: string;
+  createdAt: Date;
+}
+
+/** A users row as the statements below select it. */
 interface UserRow {
   id: number;
   partner_id: number;
@@ -19,7 +29,7 @@ interface UserRow {
 const COLUMNS = 'id, partner_id, mode, external_user_id, name, email, created_at';
 
 function toUser(r: UserRow): User {
-  return Object.assign(new User(), {
+  return {
     id: r.id,
     partnerId: r.partner_id,
     mode: r.mode,
@@ -27,7 +37,7 @@ function toUser(r: UserRow): User {
     name: r.name,
     email: r.email,
     createdAt: r.created_at,
-  });
+  };
 }
 
 /** Every query of the users feature. Partner-triggered reads filter on partner_id and mode here. */
@@ -39,7 +49,7 @@ export class UsersRepository {
     const [row] = await sql<UserRow>(
       em,
       `INSERT INTO users (partner_id, mode, external_user_id, name, email) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
-      [scope.partnerId, scope.mode, externalUserId, name, email],
+      scopeParams(scope, externalUserId, name, email),
     );
     return toUser(row);
   }
@@ -56,22 +66,18 @@ export class UsersRepository {
          DO UPDATE SET name = EXCLUDED.name, email = EXCLUDED.email
          WHERE (users.name, users.email) IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.email)
        RETURNING ${COLUMNS}, (xmax = 0) AS inserted`,
-      [scope.partnerId, scope.mode, externalUserId, name, email],
+      scopeParams(scope, externalUserId, name, email),
     );
     return row ? { user: toUser(row), inserted: row.inserted } : null;
   }
 
   async findById(scope: Scope, id: number, db: Queryable = this.dataSource): Promise<User | null> {
-    const row = await sqlOne<UserRow>(db, `SELECT ${COLUMNS} FROM users WHERE id = $1 AND partner_id = $2 AND mode = $3`, [id, scope.partnerId, scope.mode]);
+    const row = await sqlOne<UserRow>(db, `SELECT ${COLUMNS} FROM users WHERE ${inScope()} AND id = $3`, scopeParams(scope, id));
     return row && toUser(row);
   }
 
   async findByExternalId(scope: Scope, externalUserId: string, db: Queryable = this.dataSource): Promise<User | null> {
-    const row = await sqlOne<UserRow>(db, `SELECT ${COLUMNS} FROM users WHERE external_user_id = $1 AND partner_id = $2 AND mode = $3`, [
-      externalUserId,
-      scope.partnerId,
-      scope.mode,
-    ]);
+    const row = await sqlOne<UserRow>(db, `SELECT ${COLUMNS} FROM users WHERE ${inScope()} AND external_user_id = $3`, scopeParams(scope, externalUserId));
     return row && toUser(row);
   }
 
@@ -83,34 +89,33 @@ export class UsersRepository {
 
   async findManyById(scope: Scope, ids: number[]): Promise<User[]> {
     if (!ids.length) return [];
-    const rows = await sql<UserRow>(this.dataSource, `SELECT ${COLUMNS} FROM users WHERE id = ANY($1::int[]) AND partner_id = $2 AND mode = $3`, [
-      [...new Set(ids)],
-      scope.partnerId,
-      scope.mode,
-    ]);
+    const rows = await sql<UserRow>(
+      this.dataSource,
+      `SELECT ${COLUMNS} FROM users WHERE ${inScope()} AND id = ANY($3::int[])`,
+      scopeParams(scope, [...new Set(ids)]),
+    );
     return rows.map(toUser);
   }
 
   async idsByExternalId(scope: Scope, externalUserIds: string[]): Promise<Map<string, number>> {
     if (!externalUserIds.length) return new Map();
-    // id: serial; external_user_id: varchar
     const rows = await sql<{ id: number; external_user_id: string }>(
       this.dataSource,
-      `SELECT id, external_user_id FROM users WHERE partner_id = $1 AND mode = $2 AND external_user_id = ANY($3::varchar[])`,
-      [scope.partnerId, scope.mode, [...new Set(externalUserIds)]],
+      `SELECT id, external_user_id FROM users WHERE ${inScope()} AND external_user_id = ANY($3::varchar[])`,
+      scopeParams(scope, [...new Set(externalUserIds)]),
     );
     return new Map(rows.map((r) => [r.external_user_id, r.id]));
   }
 
   /** The caller's users by id, optionally only the one with this external id, with the total count. */
   async page(scope: Scope, offset: number, limit: number, externalUserId?: string): Promise<[User[], number]> {
-    const params: unknown[] = [scope.partnerId, scope.mode];
-    let where = 'partner_id = $1 AND mode = $2';
+    const params = scopeParams(scope);
+    let where = inScope();
     if (externalUserId !== undefined) {
       params.push(externalUserId);
       where += ` AND external_user_id = $${params.length}`;
     }
-    // total: count(*) is a bigint, which the driver answers as a string.
+    // count(*) is a bigint, which the driver answers as a string.
     const [rows, counted] = await Promise.all([
       sql<UserRow>(this.dataSource, `SELECT ${COLUMNS} FROM users WHERE ${where} ORDER BY id ASC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [
         ...params,

@@ -6,8 +6,7 @@ import { pageOf, offsetOf } from '../common/pagination';
 import { Scope } from '../common/scope';
 import { TransactionRunner, Tx } from '../events/transaction-runner';
 import { CreateUserDto, ListUsersQuery, UpsertUserDto, UserDto } from './dto/user.dto';
-import { User } from './user.entity';
-import { UsersRepository } from './users.repository';
+import { type User, UsersRepository } from './users.repository';
 import { MAX_INT_ID } from '../common/params';
 
 export function toUserView(u: User): UserDto {

@@ -3,8 +3,7 @@ import { DomainError } from '../common/errors';
 import { Scope } from '../common/scope';
 import { WEBINAR_ID_SHAPE } from './webinar-state';
 import { isTokenShaped, sha256Hex, tokenMatches } from './webinar-tokens';
-import { Webinar } from './webinar.entity';
-import { WebinarsRepository } from './webinars.repository';
+import { type Webinar, WebinarsRepository } from './webinars.repository';
 import { WebinarsService } from './webinars.service';
 
 export interface LiveWebinarRef {

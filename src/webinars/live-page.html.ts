@@ -1,6 +1,6 @@
 import { escapeHtml } from '../common/html';
 import { MEDIA_CLIENT } from './live-media.client';
-import type { Webinar } from './webinar.entity';
+import type { Webinar } from './webinars.repository';
 
 export interface LivePageModel {
   webinar: Webinar;

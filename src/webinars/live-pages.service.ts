@@ -8,8 +8,7 @@ import { UsersService } from '../users/users.service';
 import { AttendanceService } from './attendance.service';
 import { WEBINAR_ID_SHAPE } from './webinar-state';
 import { isTokenShaped, sha256Hex, tokenMatches } from './webinar-tokens';
-import { Webinar } from './webinar.entity';
-import { WebinarsRepository } from './webinars.repository';
+import { type Webinar, WebinarsRepository } from './webinars.repository';
 import { WebinarsService } from './webinars.service';
 import { displayText } from '../common/text';
 

@@ -19,7 +19,8 @@ export class PresenceRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async opened(webinarId: string, userId: number | null, sessionId: string, at: Date): Promise<void> {
-    await this.dataSource.query(
+    await sql(
+      this.dataSource,
       `INSERT INTO webinar_media_sessions (webinar_id, user_id, session_id, connected_at) VALUES ($1, $2, $3, $4) ON CONFLICT (session_id) DO NOTHING`,
       [webinarId, userId, sessionId, at],
     );

@@ -4,8 +4,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { UserSnapshot } from '../users/users.service';
 import type { AttendeeSeatDto } from './dto/attendee.dto';
 import type { PublicWebinarDto, WebinarDto } from './dto/webinar.dto';
-import type { WebinarAttendee } from './webinar-attendee.entity';
-import type { Webinar } from './webinar.entity';
+import type { WebinarAttendee, Webinar } from './webinars.repository';
 
 /** The service's own page URLs (PUBLIC_BASE_URL) and the views built from them. */
 @Injectable()

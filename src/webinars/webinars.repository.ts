@@ -1,12 +1,42 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { Queryable, returning, sql, sqlOne } from '../common/database';
-import { Mode, Scope } from '../common/scope';
-import { AttendeeStatus, WebinarAttendee } from './webinar-attendee.entity';
-import { Webinar, WebinarStatus } from './webinar.entity';
+import { affected, Queryable, returning, sql, sqlOne } from '../common/database';
+import { inScope, Mode, Scope, scopeParams } from '../common/scope';
+import type { AttendeeStatus } from './webinar-attendee.entity';
+import type { WebinarStatus } from './webinar.entity';
 
-/** id, title, status: varchar; partner_id, host_user_id, duration_minutes, seats_taken: int; max_attendees: int or null; timestamps: timestamptz. */
+/** One user's seat in a webinar, without its personal link's token (read on its own). */
+export interface WebinarAttendee {
+  id: number;
+  partnerId: number;
+  mode: Mode;
+  webinarId: string;
+  userId: number;
+  status: AttendeeStatus;
+  registeredAt: Date;
+  joinedAt: Date | null;
+}
+
+/** A webinar as the feature reads it: without its host token hash, which only the host-link check reads. */
+export interface Webinar {
+  id: string;
+  partnerId: number;
+  mode: Mode;
+  title: string;
+  hostUserId: number;
+  scheduledAt: Date;
+  durationMinutes: number;
+  maxAttendees: number | null;
+  seatsTaken: number;
+  isPublic: boolean;
+  status: WebinarStatus;
+  startedAt: Date | null;
+  endedAt: Date | null;
+  createdAt: Date;
+}
+
+/** A webinars row as the statements below select it. */
 interface WebinarRow {
   id: string;
   partner_id: number;
@@ -29,7 +59,7 @@ const WEBINAR_COLUMNS =
   'id, partner_id, mode, title, host_user_id, scheduled_at, duration_minutes, max_attendees, seats_taken, is_public, status, started_at, ended_at, created_at';
 
 function toWebinar(r: WebinarRow): Webinar {
-  return Object.assign(new Webinar(), {
+  return {
     id: r.id,
     partnerId: r.partner_id,
     mode: r.mode,
@@ -44,10 +74,10 @@ function toWebinar(r: WebinarRow): Webinar {
     startedAt: r.started_at,
     endedAt: r.ended_at,
     createdAt: r.created_at,
-  });
+  };
 }
 
-/** id: serial; partner_id, user_id: int; webinar_id, status: varchar; registered_at, joined_at: timestamptz. */
+/** A webinar_attendees row as the statements below select it. */
 interface AttendeeRow {
   id: number;
   partner_id: number;
@@ -62,7 +92,7 @@ interface AttendeeRow {
 const ATTENDEE_COLUMNS = 'id, partner_id, mode, webinar_id, user_id, status, registered_at, joined_at';
 
 function toAttendee(r: AttendeeRow): WebinarAttendee {
-  return Object.assign(new WebinarAttendee(), {
+  return {
     id: r.id,
     partnerId: r.partner_id,
     mode: r.mode,
@@ -71,10 +101,12 @@ function toAttendee(r: AttendeeRow): WebinarAttendee {
     status: r.status,
     registeredAt: r.registered_at,
     joinedAt: r.joined_at,
-  });
+  };
 }
 
-export type NewWebinar = Pick<Webinar, 'id' | 'title' | 'hostUserId' | 'scheduledAt' | 'durationMinutes' | 'maxAttendees' | 'isPublic' | 'hostTokenHash'>;
+export type NewWebinar = Pick<Webinar, 'id' | 'title' | 'hostUserId' | 'scheduledAt' | 'durationMinutes' | 'maxAttendees' | 'isPublic'> & {
+  hostTokenHash: string;
+};
 
 // First key of the per-partner advisory lock that serialises room-limit checks ("wbnr").
 const ROOM_LOCK = 0x77626e72;
@@ -89,19 +121,15 @@ export class WebinarsRepository {
   async insert(em: EntityManager, scope: Scope, w: NewWebinar): Promise<Webinar> {
     const [row] = await sql<WebinarRow>(
       em,
-      `INSERT INTO webinars (id, partner_id, mode, title, host_user_id, scheduled_at, duration_minutes, max_attendees, seats_taken, is_public, status, host_token_hash)
+      `INSERT INTO webinars (partner_id, mode, id, title, host_user_id, scheduled_at, duration_minutes, max_attendees, seats_taken, is_public, status, host_token_hash)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, 'scheduled', $10) RETURNING ${WEBINAR_COLUMNS}`,
-      [w.id, scope.partnerId, scope.mode, w.title, w.hostUserId, w.scheduledAt, w.durationMinutes, w.maxAttendees, w.isPublic, w.hostTokenHash],
+      scopeParams(scope, w.id, w.title, w.hostUserId, w.scheduledAt, w.durationMinutes, w.maxAttendees, w.isPublic, w.hostTokenHash),
     );
     return toWebinar(row);
   }
 
   async find(scope: Scope, id: string, db: Queryable = this.dataSource): Promise<Webinar | null> {
-    const row = await sqlOne<WebinarRow>(db, `SELECT ${WEBINAR_COLUMNS} FROM webinars WHERE id = $1 AND partner_id = $2 AND mode = $3`, [
-      id,
-      scope.partnerId,
-      scope.mode,
-    ]);
+    const row = await sqlOne<WebinarRow>(db, `SELECT ${WEBINAR_COLUMNS} FROM webinars WHERE ${inScope()} AND id = $3`, scopeParams(scope, id));
     return row && toWebinar(row);
   }
 
@@ -112,15 +140,14 @@ export class WebinarsRepository {
   }
 
   async hostTokenHash(id: string): Promise<string | null> {
-    // host_token_hash: char(64)
     const row = await sqlOne<{ host_token_hash: string }>(this.dataSource, `SELECT host_token_hash FROM webinars WHERE id = $1`, [id]);
     return row?.host_token_hash ?? null;
   }
 
   /** The caller's webinars, latest slot first, optionally of one status, with the total. */
   async page(scope: Scope, status: WebinarStatus | undefined, offset: number, limit: number): Promise<[Webinar[], number]> {
-    const params: unknown[] = [scope.partnerId, scope.mode];
-    let where = 'partner_id = $1 AND mode = $2';
+    const params = scopeParams(scope);
+    let where = inScope();
     if (status) {
       params.push(status);
       where += ` AND status = $${params.length}`;
@@ -179,18 +206,15 @@ export class WebinarsRepository {
   /** Webinars not ended of the caller, counted under a per-partner advisory lock held until the transaction ends. */
   async lockAndCountOpenRooms(em: EntityManager, scope: Scope): Promise<number> {
     await sql(em, `SELECT pg_advisory_xact_lock($1, $2)`, [ROOM_LOCK, scope.partnerId]);
-    // open: int (count(*)::int); an aggregate always answers one row
-    const row = await sqlOne<{ open: number }>(em, `SELECT count(*)::int AS open FROM webinars WHERE partner_id = $1 AND mode = $2 AND status <> 'ended'`, [
-      scope.partnerId,
-      scope.mode,
-    ]);
+    // An aggregate always answers one row.
+    const row = await sqlOne<{ open: number }>(em, `SELECT count(*)::int AS open FROM webinars WHERE ${inScope()} AND status <> 'ended'`, scopeParams(scope));
     return row!.open;
   }
 
   // ---- attendees ----
 
   async joinedCount(id: string, db: Queryable = this.dataSource): Promise<number> {
-    // count(*)::int; an aggregate always answers one row
+    // An aggregate always answers one row.
     const row = await sqlOne<{ count: number }>(db, `SELECT count(*)::int AS count FROM webinar_attendees WHERE webinar_id = $1 AND status = 'joined'`, [id]);
     return row!.count;
   }
@@ -216,7 +240,7 @@ export class WebinarsRepository {
       em,
       `INSERT INTO webinar_attendees (partner_id, mode, webinar_id, user_id, status, registered_at, attendee_token_hash, attendee_token_sealed)
        VALUES ($1, $2, $3, $4, 'registered', now(), $5, $6) ON CONFLICT (webinar_id, user_id) DO NOTHING RETURNING id`,
-      [scope.partnerId, scope.mode, webinarId, userId, tokenHash, tokenSealed],
+      scopeParams(scope, webinarId, userId, tokenHash, tokenSealed),
     );
     return rows.length > 0;
   }
@@ -249,7 +273,7 @@ export class WebinarsRepository {
   }
 
   async replaceAttendeeToken(em: EntityManager, webinarId: string, userId: number, tokenHash: string, tokenSealed: string): Promise<void> {
-    await em.query(`UPDATE webinar_attendees SET attendee_token_hash = $3, attendee_token_sealed = $4 WHERE webinar_id = $1 AND user_id = $2`, [
+    await affected(em, `UPDATE webinar_attendees SET attendee_token_hash = $3, attendee_token_sealed = $4 WHERE webinar_id = $1 AND user_id = $2`, [
       webinarId,
       userId,
       tokenHash,
@@ -260,17 +284,17 @@ export class WebinarsRepository {
   async findAttendee(em: EntityManager, scope: Scope, webinarId: string, userId: number): Promise<WebinarAttendee | null> {
     const row = await sqlOne<AttendeeRow>(
       em,
-      `SELECT ${ATTENDEE_COLUMNS} FROM webinar_attendees WHERE webinar_id = $1 AND user_id = $2 AND partner_id = $3 AND mode = $4`,
-      [webinarId, userId, scope.partnerId, scope.mode],
+      `SELECT ${ATTENDEE_COLUMNS} FROM webinar_attendees WHERE ${inScope()} AND webinar_id = $3 AND user_id = $4`,
+      scopeParams(scope, webinarId, userId),
     );
     return row && toAttendee(row);
   }
 
   /** The caller's attendees of a webinar in registration order, with the total. */
   async attendeePage(scope: Scope, webinarId: string, offset: number, limit: number): Promise<[WebinarAttendee[], number]> {
-    const params = [scope.partnerId, scope.mode, webinarId];
-    const where = 'partner_id = $1 AND mode = $2 AND webinar_id = $3';
-    // total: count(*) is a bigint, which the driver answers as a string
+    const params = scopeParams(scope, webinarId);
+    const where = `${inScope()} AND webinar_id = $3`;
+    // count(*) is a bigint, which the driver answers as a string
     const [rows, counted] = await Promise.all([
       sql<AttendeeRow>(
         this.dataSource,
@@ -294,7 +318,7 @@ export class WebinarsRepository {
 
   private async pageWhere(where: string, params: unknown[], order: string, offset: number, limit: number): Promise<[Webinar[], number]> {
     const n = params.length;
-    // total: count(*) is a bigint, which the driver answers as a string
+    // count(*) is a bigint, which the driver answers as a string
     const [rows, counted] = await Promise.all([
       sql<WebinarRow>(this.dataSource, `SELECT ${WEBINAR_COLUMNS} FROM webinars WHERE ${where} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`, [
         ...params,

@@ -13,8 +13,7 @@ import { CreatedWebinarDto, EndedWebinarDto, WebinarDto } from './dto/webinar.dt
 import { actualMinutes, WebinarLinks } from './webinar.mapper';
 import { stateConflict, WEBINAR_ID_SHAPE } from './webinar-state';
 import { WebinarTokens } from './webinar-tokens';
-import { Webinar } from './webinar.entity';
-import { WebinarsRepository } from './webinars.repository';
+import { type Webinar, WebinarsRepository } from './webinars.repository';
 import { PresenceRepository } from './presence.repository';
 
 /** Webinars themselves: creation (with the plan's room limit), reads, and the scheduled → live → ended transitions. */

@@ -61,6 +61,19 @@ describe('API key refusals (spec section 5, contract section 3)', () => {
     expectError(await p.http.get('/api/admin/production-access'), 403, 'admin_only');
     expectError(await p.http.post(`/api/admin/keys/${p.keyId}/revoke`), 403, 'admin_only');
   });
+
+  it('lets an admin key act for the partner named by X-Partner-Id, and refuses an unknown one with 404 partner_not_found', async () => {
+    const p = await createPartner(t, { plan: 'enterprise' });
+    const external = unique('learner');
+    const created = await admin.http.post(
+      '/api/users',
+      { external_user_id: external, name: 'Ada', email: 'ada@example.com' },
+      { headers: { 'X-Partner-Id': String(p.partnerId), 'X-Partner-Mode': 'test' } },
+    );
+    expect(created.status).toBe(201);
+    expect((await p.http.get(`/api/users/${created.body.data.id}`)).body.data.external_user_id).toBe(external);
+    expectError(await admin.http.get(`/api/users/${created.body.data.id}`, { headers: { 'X-Partner-Id': '2147483647' } }), 404, 'partner_not_found');
+  });
 });
 
 describe('plans', () => {

@@ -1,6 +1,7 @@
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { DataSource } from 'typeorm';
+import { CertificatesRepository } from '../../src/certificates/certificates.repository';
 import { keptInDatabase } from '../../src/certificates/credentials/signing-key.store';
 import { dataSourceOptions, runMigrations } from '../../src/database/data-source';
 import { dropDatabase, ensureDatabase } from '../../src/database/ensure-database';
@@ -214,7 +215,7 @@ describe('the development key kept in the database', () => {
     try {
       for (let round = 0; round < 5; round++) {
         await instances[0].query('DELETE FROM credential_signing_key');
-        const keys = await Promise.all(instances.map((ds) => keptInDatabase(ds)));
+        const keys = await Promise.all(instances.map((ds) => keptInDatabase(new CertificatesRepository(ds))));
         expect(new Set(keys.map((k) => k.x)).size).toBe(1);
         expect(new Set(keys.map((k) => k.d)).size).toBe(1);
         const rows: Array<{ x: string }> = await instances[0].query(`SELECT private_jwk->>'x' AS x FROM credential_signing_key`);

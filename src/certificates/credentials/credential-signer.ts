@@ -3,7 +3,7 @@ import { SignJWT } from 'jose';
 import { DomainError } from '../../common/errors';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
-import type { Certificate } from '../certificate.entity';
+import type { Certificate } from '../certificates.repository';
 import { CertificateUrls } from '../certificate.mapper';
 import { openBadgeCredential } from './open-badge';
 import { SigningKeyStore } from './signing-key.store';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Mode } from '../../common/scope';
 import { displayText } from '../../common/text';
-import type { Certificate } from '../certificate.entity';
+import type { Certificate } from '../certificates.repository';
 import { platformLabel } from '../certificate.mapper';
 
 export const VC_CONTEXT = 'https://www.w3.org/ns/credentials/v2';

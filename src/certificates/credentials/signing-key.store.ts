@@ -1,8 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { calculateJwkThumbprint, importJWK, type CryptoKey, type JWK } from 'jose';
-import { DataSource } from 'typeorm';
 import type { Mode } from '../../common/scope';
 import { AppConfig, Ed25519PrivateJwk } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
@@ -27,7 +25,7 @@ export class SigningKeyStore implements OnApplicationBootstrap {
   private readonly loading = new Map<Mode, Promise<SigningKey>>();
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repo: CertificatesRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -56,7 +54,7 @@ export class SigningKeyStore implements OnApplicationBootstrap {
 
   private async load(mode: Mode): Promise<SigningKey> {
     const configured = mode === 'live' ? this.config.credentials.signingKey : null;
-    const jwk = configured ?? (await keptInDatabase(this.dataSource, mode));
+    const jwk = configured ?? (await keptInDatabase(this.repo, mode));
     const publicJwk: JWK = { kty: 'OKP', crv: 'Ed25519', x: jwk.x };
     const kid = await calculateJwkThumbprint(publicJwk, 'sha256');
     if (mode === 'test') this.logger.log(`Signing test-mode credentials with the test key kept in the database (kid ${kid})`);
@@ -76,8 +74,7 @@ export class SigningKeyStore implements OnApplicationBootstrap {
  * the singleton row admits one, the others' inserts do nothing (after waiting for the winner's commit), and every
  * instance then reads the winner.
  */
-export async function keptInDatabase(dataSource: DataSource, mode: Mode = 'live'): Promise<Ed25519PrivateJwk> {
-  const repo = new CertificatesRepository(dataSource);
+export async function keptInDatabase(repo: CertificatesRepository, mode: Mode = 'live'): Promise<Ed25519PrivateJwk> {
   const kept = await repo.keptSigningKey(mode);
   if (kept) return kept;
   const { x, d } = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });

@@ -1,7 +1,7 @@
 import PDFDocument from 'pdfkit';
 import * as QRCode from 'qrcode';
 import { displayText } from '../../common/text';
-import type { Certificate } from '../certificate.entity';
+import type { Certificate } from '../certificates.repository';
 import { formatIssueDate, platformLabel } from '../certificate.mapper';
 import { TextBox, UnicodeText } from './unicode-text';
 

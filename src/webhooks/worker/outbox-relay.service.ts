@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { PassOutcome, PeriodicTask } from '../../common/periodic-task';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
-import { OutboxStore } from '../../events/outbox-store';
+import { OutboxService } from '../../events/outbox.service';
 import { WebhookFanOut } from '../webhook-fan-out.service';
 import { WebhookQueue } from '../webhook-queue';
 
@@ -25,7 +25,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly fanOut: WebhookFanOut,
     private readonly queue: WebhookQueue,
-    private readonly outbox: OutboxStore,
+    private readonly outbox: OutboxService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.task = new PeriodicTask({ name: OutboxRelay.name, intervalMs: config.webhook.relayIntervalMs }, () => this.pass());
