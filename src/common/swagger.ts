@@ -85,7 +85,10 @@ export function ApiErrors(...codes: ErrorCode[]) {
   return applyDecorators(...decorators);
 }
 
-/** Errors any keyed route can give: key, plan, quota, origin and rate refusals, and a dependency being down. */
+/**
+ * Errors any keyed route can give: key, plan, quota, origin and rate refusals, a dependency being down, and an admin
+ * key's X-Partner-Id naming no partner.
+ */
 export const KEYED_ERRORS: ErrorCode[] = [
   'missing_api_key',
   'invalid_api_key',
@@ -96,6 +99,7 @@ export const KEYED_ERRORS: ErrorCode[] = [
   'origin_not_allowed',
   'rate_limited',
   'service_unavailable',
+  'partner_not_found',
 ];
 
 /** The ETag header of a conditional GET's 200 and 304 (added by buildOpenApiDocument where `x-conditional` is set). */

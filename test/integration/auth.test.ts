@@ -73,6 +73,8 @@ describe('API key refusals (spec section 5, contract section 3)', () => {
     expect(created.status).toBe(201);
     expect((await p.http.get(`/api/users/${created.body.data.id}`)).body.data.external_user_id).toBe(external);
     expectError(await admin.http.get(`/api/users/${created.body.data.id}`, { headers: { 'X-Partner-Id': '2147483647' } }), 404, 'partner_not_found');
+    // A route with no 404 of its own documents this one too: the response is checked against the served document.
+    expectError(await admin.http.get('/api/partners/me', { headers: { 'X-Partner-Id': '2147483647' } }), 404, 'partner_not_found');
   });
 });
 
