@@ -72,4 +72,18 @@ export const ENCODER: { texts: EncodedText[]; maxChars: number; floor: number; s
  * without context (one edit away, used by most courses) keeps, and the cosine to the context a candidate too far by
  * trigrams needs.
  */
-export const SPELLING = { firstBonus: 0.1, contextFloor: 0.35 };
+export const SPELLING = {
+  firstBonus: 0.1,
+  contextFloor: 0.35,
+  /**
+   * A real word typed by mistake: the word is used by at most `realWordRare` courses, the candidate one typing slip
+   * away (spelling.ts) by at least `realWordMinCourses` and `realWordRatio` times as many, and the candidate's cosine
+   * to the query's other words is at least `realWordFloor` and `realWordMargin` above the word's own (chosen on the
+   * tuning typos: "neuroscince of the brian" → brain, while "bash scripting" and "over", "them" stay as typed).
+   */
+  realWordRare: 2,
+  realWordMinCourses: 10,
+  realWordRatio: 10,
+  realWordFloor: 0.3,
+  realWordMargin: 0.2,
+};
