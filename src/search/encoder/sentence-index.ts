@@ -1,20 +1,19 @@
 import type { Queryable } from '../../common/database';
 import { sqlOne } from '../../common/database';
+import { ENCODER } from '../ranking-weights';
 import { DotKernel } from '../semantic/dot-kernel';
 import { topScores } from '../semantic/embedded-semantic';
 import { allCourseTexts, CourseTexts } from './course-texts';
-import { SENTENCE_DIMENSIONS } from './sentence-model';
+import { SENTENCE_DIMENSIONS, unit } from './sentence-model';
 import { SentenceVectorStore } from './vector-store';
 
-/** The vectors one search scans: row r belongs to course rowCourse[r]; a course may have several rows. */
+/** The vectors one search scans: row r is course ids[r]'s. */
 interface Matrix {
   ids: Int32Array;
   rows: DotKernel;
-  rowCourse: Int32Array;
-  embedded: number;
 }
 
-const EMPTY: Matrix = { ids: new Int32Array(), rows: DotKernel.create(0, false, SENTENCE_DIMENSIONS), rowCourse: new Int32Array(), embedded: 0 };
+const EMPTY: Matrix = { ids: new Int32Array(), rows: DotKernel.create(0, false, SENTENCE_DIMENSIONS) };
 
 /**
  * The course vectors of this process, in memory: reloaded when the catalogue's stamp or the store's moves (only the
@@ -34,7 +33,7 @@ export class SentenceIndex {
 
   /** Courses that have at least one vector in the scan. */
   get size(): number {
-    return this.matrix.embedded;
+    return this.matrix.ids.length;
   }
 
   /** Reloads what changed; one call at a time (the caller serialises). */
@@ -63,35 +62,43 @@ export class SentenceIndex {
     return true;
   }
 
-  /** Courses by their best cosine to the unit vector `query`, best first, at least `floor`. */
+  /**
+   * Courses by cosine to the unit vector `query`, best first, at least `floor`. With ENCODER.feedbackWeight, the query
+   * first moves towards the mean of the ENCODER.feedbackDocs courses it is closest to (Rocchio pseudo-relevance
+   * feedback): a learner's few words gain the vocabulary of the courses they point to, at the cost of a second scan.
+   */
   rank(query: Float32Array, max: number, floor: number): Array<{ id: number; score: number }> {
-    const { ids, rows, rowCourse } = this.matrix;
+    const { ids, rows } = this.matrix;
     if (!ids.length) return [];
-    const dots = rows.dots(query);
-    // One row per course is the common case: its dot products are the scores as they are.
-    let best = dots;
-    if (rowCourse.length !== ids.length) {
-      best = new Float32Array(ids.length).fill(-1);
-      for (let r = 0; r < rowCourse.length; r++) if (dots[r] > best[rowCourse[r]]) best[rowCourse[r]] = dots[r];
+    let scores = rows.dots(query);
+    const { feedbackDocs, feedbackWeight } = ENCODER;
+    if (feedbackDocs && feedbackWeight) {
+      const D = SENTENCE_DIMENSIONS;
+      const top = topScores(scores, feedbackDocs, -Infinity);
+      const moved = Float32Array.from(query);
+      for (const c of top) for (let i = 0; i < D; i++) moved[i] += (feedbackWeight / top.length) * rows.matrix[c * D + i];
+      scores = rows.dots(unit(moved));
     }
-    return topScores(best, max, floor).map((c) => ({ id: ids[c], score: best[c] }));
+    return topScores(scores, max, floor).map((c) => ({ id: ids[c], score: scores[c] }));
   }
 }
 
+/**
+ * One row per course: the sum of its texts' vectors (ENCODER.texts), made unit length. A cosine with it weighs each
+ * text alike, and the scan costs the same as with one text (a course whose texts are not all encoded yet uses those
+ * that are).
+ */
 function build(courses: CourseTexts[], vectors: Map<string, Float32Array>): Matrix {
   const D = SENTENCE_DIMENSIONS;
   const kept = courses.filter((c) => c.hashes.some((h) => vectors.has(h)));
-  const count = kept.reduce((n, c) => n + c.hashes.filter((h) => vectors.has(h)).length, 0);
-  const rows = DotKernel.create(count, true, D);
-  const rowCourse = new Int32Array(count);
-  let r = 0;
-  kept.forEach((c, i) => {
+  const rows = DotKernel.create(kept.length, true, D);
+  kept.forEach((c, r) => {
+    const sum = new Float32Array(D);
     for (const h of c.hashes) {
       const v = vectors.get(h);
-      if (!v) continue;
-      rows.matrix.set(v, r * D);
-      rowCourse[r++] = i;
+      if (v) for (let i = 0; i < D; i++) sum[i] += v[i];
     }
+    rows.matrix.set(unit(sum), r * D);
   });
-  return { ids: Int32Array.from(kept.map((c) => c.id)), rows, rowCourse, embedded: kept.length };
+  return { ids: Int32Array.from(kept.map((c) => c.id)), rows };
 }
