@@ -13,6 +13,9 @@ interface Matrix {
   rows: DotKernel;
 }
 
+// Courses the feedback pass scores again: the first pass's best (on the tuning sets, 300 or all gave the same rankings).
+const FEEDBACK_POOL = 1000;
+
 const EMPTY: Matrix = { ids: new Int32Array(), rows: DotKernel.create(0, false, SENTENCE_DIMENSIONS) };
 
 /**
@@ -64,22 +67,32 @@ export class SentenceIndex {
 
   /**
    * Courses by cosine to the unit vector `query`, best first, at least `floor`. With ENCODER.feedbackWeight, the query
-   * first moves towards the mean of the ENCODER.feedbackDocs courses it is closest to (Rocchio pseudo-relevance
-   * feedback): a learner's few words gain the vocabulary of the courses they point to, at the cost of a second scan.
+   * then moves towards the mean of the ENCODER.feedbackDocs courses it is closest to (Rocchio pseudo-relevance
+   * feedback: a learner's few words gain the vocabulary of the courses they point to), and the first pass's best
+   * FEEDBACK_POOL courses are scored again with it: a few hundred dot products instead of a second scan.
    */
   rank(query: Float32Array, max: number, floor: number): Array<{ id: number; score: number }> {
     const { ids, rows } = this.matrix;
     if (!ids.length) return [];
-    let scores = rows.dots(query);
+    const first = rows.dots(query);
     const { feedbackDocs, feedbackWeight } = ENCODER;
-    if (feedbackDocs && feedbackWeight) {
-      const D = SENTENCE_DIMENSIONS;
-      const top = topScores(scores, feedbackDocs, -Infinity);
-      const moved = Float32Array.from(query);
-      for (const c of top) for (let i = 0; i < D; i++) moved[i] += (feedbackWeight / top.length) * rows.matrix[c * D + i];
-      scores = rows.dots(unit(moved));
-    }
-    return topScores(scores, max, floor).map((c) => ({ id: ids[c], score: scores[c] }));
+    if (!feedbackDocs || !feedbackWeight) return topScores(first, max, floor).map((c) => ({ id: ids[c], score: first[c] }));
+    const D = SENTENCE_DIMENSIONS;
+    const m = rows.matrix;
+    const pool = topScores(first, Math.max(FEEDBACK_POOL, max), -Infinity);
+    const moved = Float32Array.from(query);
+    const share = feedbackWeight / Math.min(feedbackDocs, pool.length);
+    for (const c of pool.slice(0, feedbackDocs)) for (let i = 0; i < D; i++) moved[i] += share * m[c * D + i];
+    const q = unit(moved);
+    const scored = pool.map((c) => {
+      let s = 0;
+      for (let i = 0, o = c * D; i < D; i++) s += m[o + i] * q[i];
+      return { id: ids[c], score: s };
+    });
+    return scored
+      .filter((h) => h.score >= floor)
+      .sort((a, b) => b.score - a.score || a.id - b.id)
+      .slice(0, max);
   }
 }
 
