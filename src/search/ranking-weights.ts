@@ -61,7 +61,7 @@ export const BLEND = { expanded: 0.5, floor: 0.2, feedbackDocs: 5, feedbackWeigh
  * towards its feedbackDocs nearest courses' mean by feedbackWeight), the cosine from which a course enters the fusion,
  * and the one from which it counts as a match when deciding whether filters said in words must be relaxed. Texts and
  * feedback were chosen on the tuning sets (data/README.md): "title. first sentences" and the title together beat either
- * alone and "title. topics", and feedback from 3–10 courses with weights 0.5–1 helped at every setting tried.
+ * alone and "title. topics", and feedback from 3–10 courses with weights 0.5–1 helped at almost every setting tried.
  */
 export const ENCODER: { texts: EncodedText[]; maxChars: number; feedbackDocs: number; feedbackWeight: number; floor: number; strong: number } = {
   texts: ['lead', 'title'],
