@@ -1,7 +1,7 @@
 /** The fields of a course the expanded BM25F scores. */
 export type Bm25Field = 'title' | 'category' | 'topics' | 'description';
 
-/** What a course's sentence vector may be made of; ENCODER.texts picks one or several (one vector each). */
+/** What a course's sentence vector may be made of; ENCODER.texts picks one or several (summed into one vector). */
 export type EncodedText = 'lead' | 'title' | 'topics';
 
 // Every constant that decides how search ranks courses, in one place. Each was chosen with `npm run search:eval --
@@ -19,7 +19,7 @@ export const FUSION = {
   embedded: 0.5,
   embeddedWhenLexicalStrong: 0.1,
   hosted: 1,
-  encoder: 2,
+  encoder: 3,
   encoderWhenLexicalStrong: 0.1,
 };
 
@@ -56,13 +56,18 @@ export const EXPANSION: ExpansionOptions = { neighbours: 10, floor: 0.6, sharpne
 export const BLEND = { expanded: 0.5, floor: 0.2, feedbackDocs: 5, feedbackWeight: 0.5, feedbackTerms: 10, termWeight: 0.5 };
 
 /**
- * The sentence encoder (Universal Sentence Encoder lite): which texts of a course get a vector (a course scores its
- * best cosine over them), how long each may be, how deep its ranking goes into the fusion, and the cosine from which
- * a course counts as a match when deciding whether filters said in words must be relaxed.
+ * The sentence encoder (Universal Sentence Encoder lite): which texts of a course are encoded (their vectors summed
+ * into the course's one vector), how long each may be, the pseudo-relevance feedback of its ranking (the query moved
+ * towards its feedbackDocs nearest courses' mean by feedbackWeight), the cosine from which a course enters the fusion,
+ * and the one from which it counts as a match when deciding whether filters said in words must be relaxed. Texts and
+ * feedback were chosen on the tuning sets (data/README.md): "title. first sentences" and the title together beat either
+ * alone and "title. topics", and feedback from 3–10 courses with weights 0.5–1 helped at almost every setting tried.
  */
-export const ENCODER: { texts: EncodedText[]; maxChars: number; floor: number; strong: number } = {
-  texts: ['lead'],
+export const ENCODER: { texts: EncodedText[]; maxChars: number; feedbackDocs: number; feedbackWeight: number; floor: number; strong: number } = {
+  texts: ['lead', 'title'],
   maxChars: 400,
+  feedbackDocs: 5,
+  feedbackWeight: 1,
   floor: 0.1,
   strong: 0.5,
 };
@@ -72,4 +77,18 @@ export const ENCODER: { texts: EncodedText[]; maxChars: number; floor: number; s
  * without context (one edit away, used by most courses) keeps, and the cosine to the context a candidate too far by
  * trigrams needs.
  */
-export const SPELLING = { firstBonus: 0.1, contextFloor: 0.35 };
+export const SPELLING = {
+  firstBonus: 0.1,
+  contextFloor: 0.35,
+  /**
+   * A real word typed by mistake: the word is used by at most `realWordRare` courses, the candidate one typing slip
+   * away (spelling.ts) by at least `realWordMinCourses` and `realWordRatio` times as many, and the candidate's cosine
+   * to the query's other words is at least `realWordFloor` and `realWordMargin` above the word's own (chosen on the
+   * tuning typos: "neuroscince of the brian" → brain, while "bash scripting" and "over", "them" stay as typed).
+   */
+  realWordRare: 2,
+  realWordMinCourses: 10,
+  realWordRatio: 10,
+  realWordFloor: 0.3,
+  realWordMargin: 0.2,
+};

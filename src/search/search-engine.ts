@@ -7,6 +7,7 @@ import { weightedRankFusion } from './rank-fusion';
 import { ENCODER, FUSION, SPELLING } from './ranking-weights';
 import { SearchSql } from './search-database';
 import { SearchLexicon, words } from './search-lexicon';
+import { correctable, typingSlips } from './spelling';
 import { EmbeddedSemantic } from './semantic/embedded-semantic';
 import type { WordVector } from './semantic/course-vector-index';
 import { SemanticSearch } from './semantic-search';
@@ -18,6 +19,8 @@ const FUSION_DEPTH = 100;
 const MAX_CONCEPTS = 16;
 // A semantic candidate this close to the query counts as a match when deciding whether filters must be relaxed.
 const STRONG_SEMANTIC_MATCH = 0.55;
+// Known words of one query checked for a real-word typo.
+const MAX_REAL_WORD_SUSPECTS = 4;
 
 /** Filters said in words, least important first: relaxed in this order when together they leave no course. */
 const RELAXABLE: Array<[keyof SearchFilters, RelaxedFilter]> = [
@@ -180,6 +183,7 @@ export class SearchEngine {
     const known = (w: string) => this.lexicon.stopwords.has(w) || this.lexicon.knownWords.has(w) || Boolean(this.rankers.embedded?.isKnownWord(w));
     const raw = words(rest).filter((w) => !known(w));
     const corrections = await this.chooseCorrections(await this.lexical.correctionCandidates(raw), words(rest));
+    for (const [word, fix] of await this.realWordCorrections(words(rest), corrections)) corrections.set(word, fix);
     const tokens = words(rest).map((w) => corrections.get(w) ?? w);
     const concepts = buildConcepts(tokens, this.lexicon, filters).slice(0, MAX_CONCEPTS);
     const text = concepts.map((c) => c[0].join(' ')).join(' ');
@@ -241,6 +245,46 @@ export class SearchEngine {
     return fixes;
   }
 
+  /**
+   * Real words typed by mistake ("neuroscince of the brian"): a query word few courses use, one edit from a word many
+   * use that fits the query's other words clearly better by their word vectors, becomes that word. A word alone, or one
+   * the context does not speak against ("bash scripting"), stays as typed.
+   */
+  private async realWordCorrections(queryWords: string[], fixes: Map<string, string>): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    const embedded = this.rankers.embedded;
+    if (!embedded) return out;
+    const fixed = queryWords.map((w) => fixes.get(w) ?? w);
+    const content = fixed.filter((w) => !embedded.isStopword(w));
+    const suspects = [...new Set(content)]
+      .filter((w) => !fixes.has(w) && correctable(w) && !this.lexicon.knownWords.has(w) && embedded.catalogueFrequency(w) <= SPELLING.realWordRare)
+      .slice(0, MAX_REAL_WORD_SUSPECTS);
+    for (const word of suspects) {
+      const own = embedded.catalogueFrequency(word);
+      const enough = Math.max(SPELLING.realWordMinCourses, SPELLING.realWordRatio * Math.max(1, own));
+      const candidates = typingSlips(word)
+        .filter((w) => !embedded.isStopword(w))
+        .map((w) => ({ word: w, frequency: embedded.catalogueFrequency(w) }))
+        .filter((c) => c.frequency >= enough);
+      const context = content.filter((w) => w !== word);
+      if (!candidates.length || !context.length) continue;
+      const vectors = await embedded.wordVectors([...context, word, ...candidates.map((c) => c.word)].slice(0, MAX_CONCEPTS));
+      const fit = contextFit(
+        context.map((w) => vectors.get(w)?.v),
+        (w) => vectors.get(w)?.v,
+      );
+      const ownFit = fit(word) ?? 0;
+      let best: string | undefined;
+      let bestFit = -Infinity;
+      for (const c of candidates) {
+        const f = fit(c.word);
+        if (f !== undefined && f > bestFit) [best, bestFit] = [c.word, f];
+      }
+      if (best && bestFit >= SPELLING.realWordFloor && bestFit - ownFit >= SPELLING.realWordMargin) out.set(word, best);
+    }
+    return out;
+  }
+
   private async hydrate(hits: RankedHit[]): Promise<SearchResultDto[]> {
     if (!hits.length) return [];
     const items = await publishedListItems(
@@ -254,6 +298,25 @@ export class SearchEngine {
       return [{ ...item, score: Math.round(h.score * 10_000) / 10_000 }];
     });
   }
+}
+
+/** The cosine of a word's vector with the sum of the context's vectors (undefined when either is unknown). */
+function contextFit(context: Array<Float32Array | undefined>, vectorOf: (w: string) => Float32Array | undefined): (w: string) => number | undefined {
+  let around: Float32Array | null = null;
+  for (const v of context) {
+    if (!v) continue;
+    around ??= new Float32Array(v.length);
+    for (let i = 0; i < v.length; i++) around[i] += v[i];
+  }
+  let norm = 0;
+  if (around) for (const x of around) norm += x * x;
+  return (w) => {
+    const v = vectorOf(w);
+    if (!v || !around || !norm) return undefined;
+    let d = 0;
+    for (let i = 0; i < v.length; i++) d += v[i] * around[i];
+    return d / Math.sqrt(norm);
+  };
 }
 
 function interpreted(filters: SearchFilters, text: string, corrections: Map<string, string>): InterpretedDto {

@@ -2,3 +2,37 @@
 export function correctable(word: string): boolean {
   return word.length >= 4 && word.length <= 30 && /^[a-z]+$/.test(word);
 }
+
+// Each letter's neighbours on a QWERTY keyboard (same row and the rows above and below).
+const KEYBOARD_ROWS = ['qwertyuiop', 'asdfghjkl', 'zxcvbnm'];
+const NEIGHBOURS = new Map<string, string>();
+KEYBOARD_ROWS.forEach((row, r) => {
+  [...row].forEach((letter, c) => {
+    const near = [row[c - 1], row[c + 1], KEYBOARD_ROWS[r - 1]?.[c], KEYBOARD_ROWS[r - 1]?.[c + 1], KEYBOARD_ROWS[r + 1]?.[c], KEYBOARD_ROWS[r + 1]?.[c - 1]];
+    NEIGHBOURS.set(letter, near.filter(Boolean).join(''));
+  });
+});
+
+const near = (a: string | undefined, b: string) => a !== undefined && (a === b || (NEIGHBOURS.get(a) ?? '').includes(b));
+
+/**
+ * The words `typed` may have been meant as, by the slips people make at a keyboard: a letter dropped ("brin" for
+ * brain), two neighbours swapped ("brian"), a letter doubled or an extra neighbouring key struck ("braain",
+ * "brsain"), a key next to the right one ("brsin"). Replacing a letter by a distant key is left out: "swift" is not
+ * taken for "shift", nor "rust" for "must".
+ */
+export function typingSlips(typed: string): string[] {
+  const out = new Set<string>();
+  const letters = 'abcdefghijklmnopqrstuvwxyz';
+  for (let p = 0; p <= typed.length; p++) {
+    for (const l of letters) out.add(typed.slice(0, p) + l + typed.slice(p));
+  }
+  for (let p = 0; p < typed.length; p++) {
+    const extra = typed[p];
+    if (near(typed[p - 1], extra) || near(typed[p + 1], extra)) out.add(typed.slice(0, p) + typed.slice(p + 1));
+    if (p < typed.length - 1) out.add(typed.slice(0, p) + typed[p + 1] + typed[p] + typed.slice(p + 2));
+    for (const l of NEIGHBOURS.get(extra) ?? '') out.add(typed.slice(0, p) + l + typed.slice(p + 1));
+  }
+  out.delete(typed);
+  return [...out];
+}

@@ -112,6 +112,19 @@ describe("POST /api/search understands questions asked in the learner's own word
     expect(titles(res).every((t: string) => /kubernetes/i.test(t))).toBe(true);
   });
 
+  it('corrects a real word typed by mistake when the query says so: "neuroscince of the brian" is about the brain', async () => {
+    const res = await api.post('/api/search', { query: 'neuroscince of the brian', limit: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.interpreted.corrections).toEqual({ neuroscince: 'neuroscience', brian: 'brain' });
+    expect(titles(res).filter((t: string) => /neuro|brain/i.test(t)).length).toBeGreaterThanOrEqual(4);
+  });
+
+  it.each(['swift programming', 'brian', 'bash scripting'])('leaves a real word alone without a context or a slip to undo: "%s"', async (query) => {
+    const res = await api.post('/api/search', { query, limit: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.interpreted.corrections).toBeUndefined();
+  });
+
   it.each([
     ['free python course for beginners', /python/i], // the demo catalogue has no free Python course
     ['free kubernetes course for beginners', /kubernetes/i],

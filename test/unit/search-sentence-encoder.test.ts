@@ -69,8 +69,9 @@ describe('the course vector store', () => {
     const store = memoryStore();
     const first = countingEncoder();
     const catalogue = [course(1, 'Volcanoes', 'How they erupt.'), course(2, 'Sleep', 'Why we sleep.')];
-    expect((await encodePendingCourses(pagesOf(catalogue), store, first, 1)).encoded).toBe(2);
-    expect(first.seen).toHaveLength(2);
+    const texts = catalogue.flatMap((c) => c.texts);
+    expect((await encodePendingCourses(pagesOf(catalogue), store, first, 1)).encoded).toBe(texts.length);
+    expect(first.seen).toEqual(texts);
 
     const again = countingEncoder();
     expect((await encodePendingCourses(pagesOf(catalogue), store, again)).encoded).toBe(0);
@@ -79,15 +80,17 @@ describe('the course vector store', () => {
     const changed = [catalogue[0], course(2, 'Sleep', 'Why we sleep, and what dreams are.')];
     const third = countingEncoder();
     const run = await encodePendingCourses(pagesOf(changed), store, third);
-    expect(third.seen).toEqual(changed[1].texts);
+    // Only the changed description's text: the unchanged title keeps its vector.
+    expect(third.seen).toEqual(changed[1].texts.filter((t) => !catalogue[1].texts.includes(t)));
     expect(run).toMatchObject({ encoded: 1, pruned: 1 });
     expect([...store.rows.keys()].sort()).toEqual([...changed[0].hashes, ...changed[1].hashes].sort());
   });
 
   it('encodes a text two courses share once', async () => {
     const encoder = countingEncoder();
-    await encodePendingCourses(pagesOf([course(1, 'Sleep', 'Why we sleep.'), course(2, 'Sleep', 'Why we sleep.')]), memoryStore(), encoder);
-    expect(encoder.seen).toHaveLength(1);
+    const shared = [course(1, 'Sleep', 'Why we sleep.'), course(2, 'Sleep', 'Why we sleep.')];
+    await encodePendingCourses(pagesOf(shared), memoryStore(), encoder);
+    expect(encoder.seen).toEqual(shared[0].texts);
   });
 });
 
@@ -102,5 +105,11 @@ describe('the text a course is encoded from', () => {
 
   it('is the title alone when there is no description', () => {
     expect(courseText('lead', { title: ' Volcanoes ', description: '', topics: '' })).toBe('Volcanoes');
+  });
+
+  it('is one text per kind chosen (the lead and the title), a text two kinds share only once', () => {
+    expect(ENCODER.texts).toEqual(['lead', 'title']);
+    expect(course(1, 'Volcanoes', 'How they erupt.').texts).toEqual(['Volcanoes. How they erupt.', 'Volcanoes']);
+    expect(course(2, 'Volcanoes', '').texts).toEqual(['Volcanoes']);
   });
 });

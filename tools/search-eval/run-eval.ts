@@ -22,7 +22,7 @@ import { defaultEncoderThreads, EncoderPool } from '../../src/search/encoder/enc
 import { SentenceRanker } from '../../src/search/encoder/sentence-ranker';
 import { embedPendingCourses } from '../../src/search/embedding-indexer';
 import { EmbeddingsClient } from '../../src/search/embeddings.client';
-import { BLEND, ENCODER, EXPANSION, FUSION } from '../../src/search/ranking-weights';
+import { BLEND, ENCODER, EXPANSION, FUSION, SPELLING } from '../../src/search/ranking-weights';
 import { SearchEngine } from '../../src/search/search-engine';
 import { SearchLexicon } from '../../src/search/search-lexicon';
 import { EmbeddedSemantic, preparingSql } from '../../src/search/semantic/embedded-semantic';
@@ -62,6 +62,7 @@ async function main(): Promise<void> {
   override('BLEND', BLEND);
   override('EXPANSION', EXPANSION);
   override('ENCODER', ENCODER);
+  override('SPELLING', SPELLING);
   const reuse = process.argv.includes('--reuse') ? process.argv[process.argv.indexOf('--reuse') + 1] : undefined;
   const typos = load('search-eval-typos.json');
   const sets: Record<SetName, Judged[]> = {

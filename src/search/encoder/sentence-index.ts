@@ -1,20 +1,22 @@
 import type { Queryable } from '../../common/database';
 import { sqlOne } from '../../common/database';
+import { ENCODER } from '../ranking-weights';
 import { DotKernel } from '../semantic/dot-kernel';
 import { topScores } from '../semantic/embedded-semantic';
 import { allCourseTexts, CourseTexts } from './course-texts';
-import { SENTENCE_DIMENSIONS } from './sentence-model';
+import { SENTENCE_DIMENSIONS, unit } from './sentence-model';
 import { SentenceVectorStore } from './vector-store';
 
-/** The vectors one search scans: row r belongs to course rowCourse[r]; a course may have several rows. */
+/** The vectors one search scans: row r is course ids[r]'s. */
 interface Matrix {
   ids: Int32Array;
   rows: DotKernel;
-  rowCourse: Int32Array;
-  embedded: number;
 }
 
-const EMPTY: Matrix = { ids: new Int32Array(), rows: DotKernel.create(0, false, SENTENCE_DIMENSIONS), rowCourse: new Int32Array(), embedded: 0 };
+// Courses the feedback pass scores again: the first pass's best (on the tuning sets, 300 or all gave the same rankings).
+const FEEDBACK_POOL = 1000;
+
+const EMPTY: Matrix = { ids: new Int32Array(), rows: DotKernel.create(0, false, SENTENCE_DIMENSIONS) };
 
 /**
  * The course vectors of this process, in memory: reloaded when the catalogue's stamp or the store's moves (only the
@@ -34,7 +36,7 @@ export class SentenceIndex {
 
   /** Courses that have at least one vector in the scan. */
   get size(): number {
-    return this.matrix.embedded;
+    return this.matrix.ids.length;
   }
 
   /** Reloads what changed; one call at a time (the caller serialises). */
@@ -63,35 +65,53 @@ export class SentenceIndex {
     return true;
   }
 
-  /** Courses by their best cosine to the unit vector `query`, best first, at least `floor`. */
+  /**
+   * Courses by cosine to the unit vector `query`, best first, at least `floor`. With ENCODER.feedbackWeight, the query
+   * then moves towards the mean of the ENCODER.feedbackDocs courses it is closest to (Rocchio pseudo-relevance
+   * feedback: a learner's few words gain the vocabulary of the courses they point to), and the first pass's best
+   * FEEDBACK_POOL courses are scored again with it: a few hundred dot products instead of a second scan.
+   */
   rank(query: Float32Array, max: number, floor: number): Array<{ id: number; score: number }> {
-    const { ids, rows, rowCourse } = this.matrix;
+    const { ids, rows } = this.matrix;
     if (!ids.length) return [];
-    const dots = rows.dots(query);
-    // One row per course is the common case: its dot products are the scores as they are.
-    let best = dots;
-    if (rowCourse.length !== ids.length) {
-      best = new Float32Array(ids.length).fill(-1);
-      for (let r = 0; r < rowCourse.length; r++) if (dots[r] > best[rowCourse[r]]) best[rowCourse[r]] = dots[r];
-    }
-    return topScores(best, max, floor).map((c) => ({ id: ids[c], score: best[c] }));
+    const first = rows.dots(query);
+    const { feedbackDocs, feedbackWeight } = ENCODER;
+    if (!feedbackDocs || !feedbackWeight) return topScores(first, max, floor).map((c) => ({ id: ids[c], score: first[c] }));
+    const D = SENTENCE_DIMENSIONS;
+    const m = rows.matrix;
+    const pool = topScores(first, Math.max(FEEDBACK_POOL, max), -Infinity);
+    const moved = Float32Array.from(query);
+    const share = feedbackWeight / Math.min(feedbackDocs, pool.length);
+    for (const c of pool.slice(0, feedbackDocs)) for (let i = 0; i < D; i++) moved[i] += share * m[c * D + i];
+    const q = unit(moved);
+    const scored = pool.map((c) => {
+      let s = 0;
+      for (let i = 0, o = c * D; i < D; i++) s += m[o + i] * q[i];
+      return { id: ids[c], score: s };
+    });
+    return scored
+      .filter((h) => h.score >= floor)
+      .sort((a, b) => b.score - a.score || a.id - b.id)
+      .slice(0, max);
   }
 }
 
+/**
+ * One row per course: the sum of its texts' vectors (ENCODER.texts), made unit length. A cosine with it weighs each
+ * text alike, and the scan costs the same as with one text (a course whose texts are not all encoded yet uses those
+ * that are).
+ */
 function build(courses: CourseTexts[], vectors: Map<string, Float32Array>): Matrix {
   const D = SENTENCE_DIMENSIONS;
   const kept = courses.filter((c) => c.hashes.some((h) => vectors.has(h)));
-  const count = kept.reduce((n, c) => n + c.hashes.filter((h) => vectors.has(h)).length, 0);
-  const rows = DotKernel.create(count, true, D);
-  const rowCourse = new Int32Array(count);
-  let r = 0;
-  kept.forEach((c, i) => {
+  const rows = DotKernel.create(kept.length, true, D);
+  kept.forEach((c, r) => {
+    const sum = new Float32Array(D);
     for (const h of c.hashes) {
       const v = vectors.get(h);
-      if (!v) continue;
-      rows.matrix.set(v, r * D);
-      rowCourse[r++] = i;
+      if (v) for (let i = 0; i < D; i++) sum[i] += v[i];
     }
+    rows.matrix.set(unit(sum), r * D);
   });
-  return { ids: Int32Array.from(kept.map((c) => c.id)), rows, rowCourse, embedded: kept.length };
+  return { ids: Int32Array.from(kept.map((c) => c.id)), rows };
 }

@@ -182,6 +182,16 @@ export class EmbeddedSemantic {
     return Boolean(seen && seen.rank <= COMMON_WORD_RANK);
   }
 
+  /** A word that says nothing about a subject (the search's stopwords and English function words). */
+  isStopword(word: string): boolean {
+    return this.stopwords.has(word);
+  }
+
+  /** How many courses use the word (0 until the index is built, or for a word no course uses). */
+  catalogueFrequency(word: string): number {
+    return this.expanded.frequency(word);
+  }
+
   /** The query's content words that the engine knows a vector for (fetched in one statement when not in memory). */
   async wordVectors(queryWords: string[]): Promise<Map<string, WordVector>> {
     const content = [...new Set(queryWords.filter((w) => w.length >= 2 && w.length <= 60 && !this.stopwords.has(w)))].slice(0, MAX_QUERY_WORDS);

@@ -202,6 +202,12 @@ export class ExpandedBm25 {
     return total ? best.map((t) => ({ at: t.at, weight: t.weight / total })) : [];
   }
 
+  /** How many courses use the word (in the fields this index reads); 0 for a word it does not hold. */
+  frequency(word: string): number {
+    const at = this.position.get(word);
+    return at === undefined ? 0 : this.postingsCourse[at].length;
+  }
+
   /** The catalogue word at a vocabulary position (for tests and logs). */
   wordAt(at: number): string {
     return this.vocabulary[at];

@@ -1,0 +1,30 @@
+import { correctable, typingSlips } from '../../src/search/spelling';
+
+describe('the words a typed word may have been meant as (typing slips)', () => {
+  it('a transposition, a dropped letter, a doubled letter and a neighbouring key are undone', () => {
+    expect(typingSlips('brian')).toContain('brain');
+    expect(typingSlips('quantm')).toContain('quantum');
+    expect(typingSlips('persuassion')).toContain('persuasion');
+    expect(typingSlips('brsin')).toContain('brain');
+  });
+
+  it('an extra key far from its neighbours, or a distant key for the right one, is no slip', () => {
+    expect(typingSlips('swift')).not.toContain('shift');
+    expect(typingSlips('rust')).not.toContain('must');
+    expect(typingSlips('dart')).not.toContain('part');
+    expect(typingSlips('brapin')).not.toContain('brain');
+  });
+
+  it('never gives the word itself', () => {
+    expect(typingSlips('data')).not.toContain('data');
+  });
+});
+
+describe('words worth correcting', () => {
+  it('are 4–30 ASCII letters', () => {
+    expect(correctable('brian')).toBe(true);
+    expect(correctable('sql')).toBe(false);
+    expect(correctable('python3')).toBe(false);
+    expect(correctable('café')).toBe(false);
+  });
+});
