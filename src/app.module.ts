@@ -1,6 +1,5 @@
-import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
-import { jsonBody } from './common/json-body.middleware';
 import { loadConfigOrExit } from './config/config';
 import { AdminQueuesModule } from './admin-queues/admin-queues.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
@@ -71,7 +70,7 @@ const FEATURES = [
 const WORKERS: DynamicModule['imports'] = [WebhooksWorkerModule, SearchWorkerModule, JobsWorkerModule, IdempotencyWorkerModule, CoursesWorkerModule];
 
 @Module({})
-export class AppModule implements NestModule {
+export class AppModule {
   static register(options: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
@@ -83,9 +82,5 @@ export class AppModule implements NestModule {
         ...(options.worker ? (WORKERS ?? []) : []),
       ],
     };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(jsonBody).forRoutes('*');
   }
 }
