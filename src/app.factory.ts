@@ -10,6 +10,7 @@ import { DrainingExpressAdapter } from './common/draining-express-adapter';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { requestLifecycle } from './common/request-lifecycle';
 import { AllExceptionsFilter } from './common/http-exception.filter';
+import { jsonBodyMiddleware } from './common/json-body.middleware';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/config';
 import { warnAboutDevelopmentDefaults } from './config/development-defaults';
@@ -70,7 +71,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
   app.setGlobalPrefix('api', { exclude: UNPREFIXED_ROUTES });
-  app.useGlobalFilters(new AllExceptionsFilter(app.get(MetricsService)));
+  const errors = new AllExceptionsFilter(app.get(MetricsService));
+  app.useGlobalFilters(errors);
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalInterceptors(new EnvelopeInterceptor(app.get(Reflector)));
   const origins = app.get(CorsOrigins);
@@ -105,5 +107,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   // SIGTERM/SIGINT: DrainingExpressAdapter finishes requests in flight (bounded) before modules and pools close.
   app.enableShutdownHooks();
   setupSwagger(app, config);
+  // Request bodies, for every route the application serves (after the board and the documentation, which read none).
+  app.use(jsonBodyMiddleware(errors));
   return app;
 }

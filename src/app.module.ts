@@ -1,6 +1,5 @@
-import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
-import { jsonBody } from './common/json-body.middleware';
 import { AppConfig, loadConfigOrExit } from './config/config';
 import { AdminQueuesModule } from './admin-queues/admin-queues.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
@@ -86,7 +85,7 @@ function workers(config: AppConfig): NonNullable<DynamicModule['imports']> {
 }
 
 @Module({})
-export class AppModule implements NestModule {
+export class AppModule {
   static register(options: AppModuleOptions): DynamicModule {
     const config = loadConfigOrExit();
     return {
@@ -99,9 +98,5 @@ export class AppModule implements NestModule {
         ...(options.worker ? workers(config) : []),
       ],
     };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(jsonBody).forRoutes('*');
   }
 }

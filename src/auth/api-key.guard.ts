@@ -15,6 +15,14 @@ import { IS_PUBLIC } from './public.decorator';
 import { UsageLimiter, UsageOutcome } from './usage-limiter';
 import { MAX_INT_ID } from '../common/params';
 
+/** What the guard reads from a route's decorators (@Public, @AdminOnly, @LiveAdminOnly, @PlanFeature). */
+interface RouteAuth {
+  isPublic: boolean;
+  adminOnly: boolean;
+  liveAdminOnly: boolean;
+  feature: PlanFeatureName | undefined;
+}
+
 /**
  * The one API-key guard, driven by route metadata (@Public, @AdminOnly, @PlanFeature). In order:
  * key present and well-formed → known (failures limited per client address) → not revoked → partner active → Origin allowlist →
@@ -25,6 +33,7 @@ export class ApiKeyGuard implements CanActivate {
   private readonly publicOrigin: string;
   // Bench-only switch (bench/catalogue.js compares catalogue reads with and without this guard); never set in production.
   private readonly benchSkipCatalogue: boolean;
+  private readonly routes = new WeakMap<object, Map<object, RouteAuth>>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -39,9 +48,9 @@ export class ApiKeyGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
-    if (this.benchSkipCatalogue && this.reflector.getAllAndOverride<PlanFeatureName>(PLAN_FEATURE, targets) === 'catalogue') return true;
+    const route = this.routeOf(context);
+    if (route.isPublic) return true;
+    if (this.benchSkipCatalogue && route.feature === 'catalogue') return true;
 
     const req = context.switchToHttp().getRequest<AuthedRequest>();
     const res = context.switchToHttp().getResponse<Response>();
@@ -60,16 +69,15 @@ export class ApiKeyGuard implements CanActivate {
       throw new DomainError('origin_not_allowed', { origin });
     }
 
-    const adminOnly = this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets);
     if (record.role === 'admin') {
-      if (record.mode !== 'live' && this.reflector.getAllAndOverride<boolean>(LIVE_ADMIN_ONLY, targets)) throw liveAdminRequired();
+      if (record.mode !== 'live' && route.liveAdminOnly) throw liveAdminRequired();
       req.auth = await this.adminContext(record, req);
       this.keys.touch(record.keyId);
       return true;
     }
-    if (adminOnly) throw new DomainError('admin_only');
+    if (route.adminOnly) throw new DomainError('admin_only');
 
-    const feature = this.reflector.getAllAndOverride<PlanFeatureName>(PLAN_FEATURE, targets);
+    const feature = route.feature;
     if (!feature) throw new Error(`Route ${req.method} ${req.path} declares no @PlanFeature()`);
     if (!record.plan.features.includes(feature)) throw new DomainError('endpoint_not_in_plan', { plan: record.plan.code, endpoint_group: feature });
 
@@ -85,6 +93,26 @@ export class ApiKeyGuard implements CanActivate {
     }
     this.keys.touch(record.keyId);
     return true;
+  }
+
+  /** The route's auth metadata, read once per controller method instead of four reflections per request. */
+  private routeOf(context: ExecutionContext): RouteAuth {
+    const handler = context.getHandler();
+    const controller = context.getClass();
+    let routes = this.routes.get(controller);
+    if (!routes) this.routes.set(controller, (routes = new Map<object, RouteAuth>()));
+    let route = routes.get(handler);
+    if (!route) {
+      const targets = [handler, controller];
+      route = {
+        isPublic: this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) ?? false,
+        adminOnly: this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets) ?? false,
+        liveAdminOnly: this.reflector.getAllAndOverride<boolean>(LIVE_ADMIN_ONLY, targets) ?? false,
+        feature: this.reflector.getAllAndOverride<PlanFeatureName | undefined>(PLAN_FEATURE, targets),
+      };
+      routes.set(handler, route);
+    }
+    return route;
   }
 
   /** The record without `revoked` (a request only ever sees a live key), with the scope it acts in. */

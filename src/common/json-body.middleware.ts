@@ -1,3 +1,5 @@
+import type { ExceptionFilter } from '@nestjs/common';
+import { ExecutionContextHost } from '@nestjs/core/internal';
 import express, { NextFunction, Request, Response } from 'express';
 import { DomainError } from './errors';
 import { isSignallingPath, sdpParser, SDP_TYPE, SDPFRAG_TYPE } from './sdp-body';
@@ -64,7 +66,7 @@ async function sdpBody(req: Request, res: Response, next: NextFunction, type: st
 /**
  * The request-body rules, in one middleware with a fast path for reads: a body must be
  * `application/json` (415), at most 100 kB (512 kB for bulk enrolment) (413), valid JSON (400 invalid_json) and a JSON object.
- * Errors are thrown inside Nest's middleware proxy, so the global filter renders them in the envelope.
+ * Mounted by jsonBodyMiddleware, which renders what it throws in the envelope.
  */
 export async function jsonBody(req: Request, res: Response, next: NextFunction): Promise<void> {
   if (!BODY_METHODS.has(req.method)) return next();
@@ -94,4 +96,17 @@ export async function jsonBody(req: Request, res: Response, next: NextFunction):
   }
   if (req.body === undefined) req.body = {};
   next();
+}
+
+/**
+ * jsonBody as one Express layer before the routes, its refusals rendered by `filter` (the global one) the way Nest
+ * renders a middleware's errors. Nest's `forRoutes('*')` would mount it once per path the global prefix's exclusions
+ * produce: about fifty layers, each matched against every request's path.
+ */
+export function jsonBodyMiddleware(filter: ExceptionFilter) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    jsonBody(req, res, next).catch((err: unknown) => {
+      filter.catch(err, new ExecutionContextHost([req, res, next]));
+    });
+  };
 }
