@@ -6,7 +6,7 @@
  * wiring files (app.module.ts, main.ts …) are not features: they may import entities, e.g. to register them with TypeORM.
  *
  * What one feature may import from another: its module, its services (and the types and pure functions they export),
- * its decorators, guards and request/response DTO classes. Not its entities or repositories (its tables), controllers,
+ * its decorators, guards and request/response DTO classes. Not its entities, repositories or stores (its tables), controllers,
  * mappers, worker internals, or the helpers kept in its dto/ folder.
  */
 const INFRASTRUCTURE = '^src/(common|config|database|redis|cli)/';
@@ -34,9 +34,9 @@ module.exports = {
       name: 'no-foreign-entity-or-repository',
       severity: 'error',
       comment:
-        "A feature reads another feature's data through that feature's exported service, never through its entity or repository (which would let it query the other feature's tables).",
+        "A feature reads another feature's data through that feature's exported service, never through its entity, repository or store (which would let it query the other feature's tables). Stores (`*.store.ts`, `*-store.ts`: OutboxStore, KeyStore, DeliveryStore) are repositories under another name.",
       from: { path: '^src/([^/]+)/', pathNot: INFRASTRUCTURE },
-      to: { path: '^src/[^/]+/.+\\.(entity|repository)\\.ts$', pathNot: ['^src/$1/', INFRASTRUCTURE] },
+      to: { path: ['^src/[^/]+/.+\\.(entity|repository|store)\\.ts$', '^src/[^/]+/.+-store\\.ts$'], pathNot: ['^src/$1/', INFRASTRUCTURE] },
     },
     {
       name: 'no-foreign-controller-or-mapper',
