@@ -3,12 +3,13 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { InTransactionHooks } from './hooks';
 import { OutboxEvent } from './outbox-event.entity';
 import { OutboxStore } from './outbox-store';
+import { OutboxService } from './outbox.service';
 import { TransactionRunner } from './transaction-runner';
 
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([OutboxEvent])],
-  providers: [TransactionRunner, InTransactionHooks, OutboxStore],
-  exports: [TransactionRunner, InTransactionHooks, OutboxStore],
+  providers: [TransactionRunner, InTransactionHooks, OutboxStore, OutboxService],
+  exports: [TransactionRunner, InTransactionHooks, OutboxService],
 })
 export class EventsModule {}

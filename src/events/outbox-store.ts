@@ -2,12 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { affected, sql, sqlOne } from '../common/database';
+import type { Mode, Scope } from '../common/scope';
 import { DomainEvent, isPublicEventType } from './event-map';
 
 interface EventRow {
   id: string;
   partner_id: number;
-  mode: 'test' | 'live';
+  mode: Mode;
   type: string;
   payload: Record<string, unknown>;
   occurred_at: Date;
@@ -20,8 +21,9 @@ export interface ClaimedEvents {
 }
 
 /**
- * Every query of the `events` outbox table. Transactions append to it (TransactionRunner); the webhooks module marks
- * rows dispatched once their deliveries exist, and its relay claims the rows nobody dispatched; metrics counts the backlog.
+ * Every query of the `events` outbox table. Transactions append to it (TransactionRunner); through OutboxService the
+ * webhooks module marks rows dispatched once their deliveries exist, its relay claims the rows nobody dispatched, and
+ * metrics counts the backlog.
  */
 @Injectable()
 export class OutboxStore {
@@ -79,7 +81,7 @@ export class OutboxStore {
    * An event that no fan-out may pick up, already marked dispatched: a webhook test event, whose one delivery its
    * sender creates itself (delivery rows reference their event).
    */
-  async appendDispatched(em: EntityManager, event: { id: string; partnerId: number; mode: 'test' | 'live'; type: string; payload: object; occurredAt: Date }) {
+  async appendDispatched(em: EntityManager, event: Scope & { id: string; type: string; payload: object; occurredAt: Date }): Promise<void> {
     await sql(em, `INSERT INTO events (id, partner_id, mode, type, payload, occurred_at, dispatched_at) VALUES ($1, $2, $3, $4, $5, $6, now())`, [
       event.id,
       event.partnerId,
@@ -92,8 +94,7 @@ export class OutboxStore {
 
   /** Events committed but not yet fanned out to webhooks. */
   async countUndispatched(): Promise<number> {
-    // An aggregate without GROUP BY: always one row, n int.
-    const { n } = (await sqlOne<{ n: number }>(this.dataSource, 'SELECT count(*)::int AS n FROM events WHERE dispatched_at IS NULL'))!;
-    return n;
+    const row = await sqlOne<{ n: number }>(this.dataSource, 'SELECT count(*)::int AS n FROM events WHERE dispatched_at IS NULL');
+    return row?.n ?? 0;
   }
 }

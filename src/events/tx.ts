@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { newId } from '../common/ids';
-import { Scope, Scoped } from '../common/scope';
+import { Scope } from '../common/scope';
 import type { DomainEvent, PublicEventMap, PublicEventType } from './event-map';
 import type { HookName, InTransactionHookMap } from './hook-map';
 
@@ -11,17 +11,13 @@ export interface HookHandlers {
   handlerOf<K extends HookName>(name: K): HookHandler<K>;
 }
 
-/** One business transaction: its entity manager, its scoped queries, and the events it records (outbox). */
+/** One business transaction: its entity manager and the events it records (outbox). */
 export class Tx {
   constructor(
     readonly em: EntityManager,
     private readonly recorded: DomainEvent[],
     private readonly hooks: HookHandlers,
   ) {}
-
-  scoped(scope: Scope): Scoped {
-    return new Scoped(this.em, scope);
-  }
 
   /**
    * Records the event in this transaction's outbox; it is published only if the transaction commits. The events a

@@ -1,6 +1,5 @@
 import { JobDetailDto, JobDto, JobResultDto } from './dto/job.dto';
-import { Job } from './job.entity';
-import { JobCounts, JobResultRow } from './jobs.repository';
+import { Job, JobCounts, JobResultRow } from './jobs.repository';
 
 const NONE: JobCounts = { succeeded: 0, failed: 0 };
 

@@ -1,9 +1,50 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { isUniqueViolation, returning, sql, sqlOne } from '../common/database';
-import { Scope, scoped } from '../common/scope';
-import { Job, JobStatus, JobType } from './job.entity';
+import { affected, isUniqueViolation, returning, sql, sqlOne } from '../common/database';
+import { inPartner, inScope, Mode, Scope, scopeParams } from '../common/scope';
+import type { JobStatus, JobType } from './job.entity';
+
+/** A job as the API shows it (its input rows are read only by the worker, through `loadRun`). */
+export interface Job {
+  id: string;
+  partnerId: number;
+  mode: Mode;
+  type: JobType;
+  status: JobStatus;
+  total: number;
+  createdAt: Date;
+  startedAt: Date | null;
+  completedAt: Date | null;
+}
+
+interface JobRow {
+  id: string;
+  partner_id: number;
+  mode: Mode;
+  type: JobType;
+  status: JobStatus;
+  total: number;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+}
+
+const JOB_COLUMNS = 'id, partner_id, mode, type, status, total, created_at, started_at, completed_at';
+
+function toJob(row: JobRow): Job {
+  return {
+    id: row.id,
+    partnerId: row.partner_id,
+    mode: row.mode,
+    type: row.type,
+    status: row.status,
+    total: row.total,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    completedAt: row.completed_at,
+  };
+}
 
 export interface JobCounts {
   succeeded: number;
@@ -40,49 +81,40 @@ export function isOutcomeAlreadyRecorded(e: unknown): boolean {
   return isUniqueViolation(e, RESULT_PK);
 }
 
-/** Every query of the jobs feature. Partner-triggered reads go through Scoped. */
+/** Every query of the jobs feature. Partner-triggered statements filter on the scope (`inScope`). */
 @Injectable()
 export class JobsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async insert(em: EntityManager, scope: Scope, id: string, type: JobType, input: unknown[]): Promise<Job> {
-    // created_at: timestamptz
-    const [row] = await sql<{ created_at: Date }>(
+    const [row] = await sql<JobRow>(
       em,
-      `INSERT INTO jobs (id, partner_id, mode, type, total, input) VALUES ($1, $2, $3, $4, $5, $6::jsonb) RETURNING created_at`,
-      [id, scope.partnerId, scope.mode, type, input.length, JSON.stringify(input)],
+      `INSERT INTO jobs (partner_id, mode, id, type, total, input) VALUES ($1, $2, $3, $4, $5, $6::jsonb) RETURNING ${JOB_COLUMNS}`,
+      scopeParams(scope, id, type, input.length, JSON.stringify(input)),
     );
-    return Object.assign(new Job(), {
-      id,
-      partnerId: scope.partnerId,
-      mode: scope.mode,
-      type,
-      status: 'queued',
-      total: input.length,
-      createdAt: row.created_at,
-      startedAt: null,
-      completedAt: null,
-    });
+    return toJob(row);
   }
 
-  find(scope: Scope, id: string): Promise<Job | null> {
-    return scoped(this.dataSource.manager, scope).findOne(Job, { id });
+  async find(scope: Scope, id: string): Promise<Job | null> {
+    const row = await sqlOne<JobRow>(this.dataSource, `SELECT ${JOB_COLUMNS} FROM jobs WHERE ${inScope()} AND id = $3`, scopeParams(scope, id));
+    return row && toJob(row);
   }
 
-  /** The caller's jobs, newest first. */
+  /** The caller's jobs, newest first, and how many there are. */
   async page(scope: Scope, offset: number, limit: number): Promise<[Job[], number]> {
-    return scoped(this.dataSource.manager, scope)
-      .query(Job, 'j')
-      .orderBy('j.created_at', 'DESC')
-      .addOrderBy('j.id', 'DESC')
-      .offset(offset)
-      .limit(limit)
-      .getManyAndCount();
+    const [rows, count] = await Promise.all([
+      sql<JobRow>(
+        this.dataSource,
+        `SELECT ${JOB_COLUMNS} FROM jobs WHERE ${inScope()} ORDER BY created_at DESC, id DESC OFFSET $3 LIMIT $4`,
+        scopeParams(scope, offset, limit),
+      ),
+      sqlOne<{ n: number }>(this.dataSource, `SELECT count(*)::int AS n FROM jobs WHERE ${inScope()}`, scopeParams(scope)),
+    ]);
+    return [rows.map(toJob), count?.n ?? 0];
   }
 
   async countsOf(jobIds: string[]): Promise<Map<string, JobCounts>> {
     if (!jobIds.length) return new Map();
-    // job_id: varchar; succeeded, failed: count(*)::int
     const rows = await sql<{ job_id: string; succeeded: number; failed: number }>(
       this.dataSource,
       `SELECT job_id, count(*) FILTER (WHERE status = 'created')::int AS succeeded, count(*) FILTER (WHERE status = 'failed')::int AS failed
@@ -93,7 +125,6 @@ export class JobsRepository {
   }
 
   results(jobId: string): Promise<JobResultRow[]> {
-    // index: int; status: varchar; enrollment_id, credits_deducted: int or null; error: jsonb or null
     return sql<JobResultRow>(
       this.dataSource,
       `SELECT index, status, enrollment_id, credits_deducted, error FROM job_results WHERE job_id = $1 ORDER BY index`,
@@ -104,7 +135,6 @@ export class JobsRepository {
   // ---- the worker's side ----
 
   async loadRun<T>(jobId: string): Promise<JobRun<T> | null> {
-    // partner_id: int; mode, type, status: varchar; input: jsonb array; done: int[]
     const row = await sqlOne<{ partner_id: number; mode: Scope['mode']; type: JobType; status: JobStatus; input: T[]; done: number[] }>(
       this.dataSource,
       `SELECT partner_id, mode, type, status, input, ARRAY(SELECT index FROM job_results WHERE job_id = j.id) AS done FROM jobs j WHERE id = $1`,
@@ -115,7 +145,7 @@ export class JobsRepository {
   }
 
   async markStarted(jobId: string): Promise<void> {
-    await this.dataSource.query(`UPDATE jobs SET status = 'running', started_at = now() WHERE id = $1 AND status = 'queued'`, [jobId]);
+    await affected(this.dataSource, `UPDATE jobs SET status = 'running', started_at = now() WHERE id = $1 AND status = 'queued'`, [jobId]);
   }
 
   /** Completes the job once every row has an outcome; false while some row has none. */
@@ -132,7 +162,7 @@ export class JobsRepository {
 
   /** A created row's outcome, inside the transaction that applied the row. A second outcome for it fails the transaction. */
   async recordCreated(em: EntityManager, jobId: string, index: number, enrollmentId: number, creditsDeducted: number): Promise<void> {
-    await em.query(`INSERT INTO job_results (job_id, index, status, enrollment_id, credits_deducted) VALUES ($1, $2, 'created', $3, $4)`, [
+    await sql(em, `INSERT INTO job_results (job_id, index, status, enrollment_id, credits_deducted) VALUES ($1, $2, 'created', $3, $4)`, [
       jobId,
       index,
       enrollmentId,
@@ -142,13 +172,13 @@ export class JobsRepository {
 
   /** A failed row's outcome, in its own transaction; an outcome already recorded for the row stands. */
   async recordFailed(jobId: string, index: number, error: RowError): Promise<void> {
-    await this.dataSource.query(
+    await sql(
+      this.dataSource,
       `INSERT INTO job_results (job_id, index, status, error) VALUES ($1, $2, 'failed', $3::jsonb) ON CONFLICT (job_id, index) DO NOTHING`,
       [jobId, index, JSON.stringify(error)],
     );
   }
 
-  /** Unfinished jobs with no progress for `idleMs`: candidates for re-enqueueing when their queue entry is gone. */
   /** Serialises the bulk starts of one partner, so two at once cannot both pass the outstanding-rows cap. */
   async lockPartnerJobs(em: EntityManager, partnerId: number): Promise<void> {
     await sql(em, `SELECT pg_advisory_xact_lock(hashtext('jobs'), $1)`, [partnerId]);
@@ -159,7 +189,7 @@ export class JobsRepository {
     const row = await sqlOne<{ n: number }>(
       em,
       `SELECT coalesce(sum(j.total - (SELECT count(*) FROM job_results r WHERE r.job_id = j.id)), 0)::int AS n
-         FROM jobs j WHERE j.partner_id = $1 AND j.status <> 'completed'`,
+         FROM jobs j WHERE ${inPartner('j')} AND j.status <> 'completed'`,
       [partnerId],
     );
     return row?.n ?? 0;
@@ -171,7 +201,6 @@ export class JobsRepository {
    */
   async priorities(jobIds: string[]): Promise<Map<string, number>> {
     if (!jobIds.length) return new Map();
-    // id: varchar; n: int
     const rows = await sql<{ id: string; n: number }>(
       this.dataSource,
       `SELECT j.id, (SELECT coalesce(sum(o.total - (SELECT count(*) FROM job_results r WHERE r.job_id = o.id)), 0)
@@ -182,8 +211,8 @@ export class JobsRepository {
     return new Map(rows.map((r) => [r.id, r.n]));
   }
 
+  /** Unfinished jobs with no progress for `idleMs`: candidates for re-enqueueing when their queue entry is gone. */
   async idleUnfinished(idleMs: number, limit: number): Promise<string[]> {
-    // id: varchar
     const rows = await sql<{ id: string }>(
       this.dataSource,
       `SELECT j.id FROM jobs j

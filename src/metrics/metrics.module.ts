@@ -1,5 +1,5 @@
 import { Global, Module, OnModuleInit } from '@nestjs/common';
-import { OutboxStore } from '../events/outbox-store';
+import { OutboxService } from '../events/outbox.service';
 import { HttpMetrics } from './http-metrics';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
@@ -13,7 +13,7 @@ import { MetricsService } from './metrics.service';
 export class MetricsModule implements OnModuleInit {
   constructor(
     private readonly metrics: MetricsService,
-    private readonly outbox: OutboxStore,
+    private readonly outbox: OutboxService,
   ) {}
 
   onModuleInit(): void {

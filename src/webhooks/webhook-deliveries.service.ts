@@ -5,10 +5,8 @@ import { offsetOf, pageOf } from '../common/pagination';
 import { Scope } from '../common/scope';
 import { ListDeliveriesQuery, RecoverDeliveriesDto } from './dto/delivery.dto';
 import { toDeliveryDetailView, toDeliveryView } from './webhook.mapper';
-import type { WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookQueue } from './webhook-queue';
-import type { WebhookSubscription } from './webhook-subscription.entity';
-import { DeliveryFilter, WebhooksRepository } from './webhooks.repository';
+import { DeliveryFilter, WebhookDelivery, WebhookSubscription, WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 
 const ENQUEUE_PAGE = 1000;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { newId } from '../common/ids';
 import type { DomainEvent } from '../events/event-map';
-import { OutboxStore } from '../events/outbox-store';
+import { OutboxService } from '../events/outbox.service';
 import { WebhookQueue } from './webhook-queue';
 import { NewDelivery, WebhooksRepository } from './webhooks.repository';
 
@@ -14,7 +14,7 @@ export class WebhookFanOut {
   constructor(
     private readonly repo: WebhooksRepository,
     private readonly queue: WebhookQueue,
-    private readonly outbox: OutboxStore,
+    private readonly outbox: OutboxService,
   ) {}
 
   /** The in-process path after commit. If anything fails the events stay undispatched and the relay retries them. */

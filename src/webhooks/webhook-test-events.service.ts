@@ -3,7 +3,7 @@ import { errorMessage } from '../common/error-message';
 import { DomainError } from '../common/errors';
 import { newId } from '../common/ids';
 import type { Scope } from '../common/scope';
-import { OutboxStore } from '../events/outbox-store';
+import { OutboxService } from '../events/outbox.service';
 import { TransactionRunner } from '../events/transaction-runner';
 import { toDeliveryView } from './webhook.mapper';
 import { WebhookQueue } from './webhook-queue';
@@ -23,7 +23,7 @@ export class WebhookTestEvents {
 
   constructor(
     private readonly runner: TransactionRunner,
-    private readonly outbox: OutboxStore,
+    private readonly outbox: OutboxService,
     private readonly repo: WebhooksRepository,
     private readonly webhooks: WebhooksService,
     private readonly queue: WebhookQueue,

@@ -1,8 +1,6 @@
 import type { DeliveryAttemptDto, DeliveryDetailDto, DeliveryDto } from './dto/delivery.dto';
-import type { WebhookAttempt } from './webhook-attempt.entity';
 import type { WebhookDto } from './dto/webhook.dto';
-import type { WebhookDelivery } from './webhook-delivery.entity';
-import type { WebhookSubscription } from './webhook-subscription.entity';
+import type { WebhookAttempt, WebhookDelivery, WebhookSubscription } from './webhooks.repository';
 
 /** The secret never leaves the service: it is not part of any view. */
 export function toWebhookView(s: WebhookSubscription): WebhookDto {

@@ -1,12 +1,138 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { affected, sql, sqlOne } from '../common/database';
-import { Mode, Scope, scoped } from '../common/scope';
-import type { DomainEvent } from '../events/event-map';
-import { WebhookAttempt } from './webhook-attempt.entity';
-import { DeliveryStatus, WebhookDelivery } from './webhook-delivery.entity';
-import { WebhookSubscription } from './webhook-subscription.entity';
+import { affected, returning, sql, sqlOne } from '../common/database';
+import { inScope, Mode, Scope, scopeParams } from '../common/scope';
+import type { DomainEvent, PublicEventType } from '../events/event-map';
+import type { DeliveryStatus } from './webhook-delivery.entity';
+import type { SubscriptionStatus } from './webhook-subscription.entity';
+
+/** A partner endpoint that receives the event types it lists; the signing secrets stay sealed (SecretBox). */
+export interface WebhookSubscription {
+  id: string;
+  partnerId: number;
+  mode: Mode;
+  url: string;
+  events: PublicEventType[];
+  secretEncrypted: string;
+  /** The secret before the last rotation, still signing until previousSecretExpiresAt. */
+  secretPreviousEncrypted: string | null;
+  previousSecretExpiresAt: Date | null;
+  status: SubscriptionStatus;
+  /** The first failed attempt since the last success (null while healthy); drives auto-disable. */
+  failingSince: Date | null;
+  disabledReason: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface SubscriptionRow {
+  id: string;
+  partner_id: number;
+  mode: Mode;
+  url: string;
+  events: PublicEventType[];
+  secret_encrypted: string;
+  secret_previous_encrypted: string | null;
+  previous_secret_expires_at: Date | null;
+  status: SubscriptionStatus;
+  failing_since: Date | null;
+  disabled_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const SUBSCRIPTION_COLUMNS =
+  'id, partner_id, mode, url, events, secret_encrypted, secret_previous_encrypted, previous_secret_expires_at, status, failing_since, disabled_reason, created_at, updated_at';
+
+function toSubscription(r: SubscriptionRow): WebhookSubscription {
+  return {
+    id: r.id,
+    partnerId: r.partner_id,
+    mode: r.mode,
+    url: r.url,
+    events: r.events,
+    secretEncrypted: r.secret_encrypted,
+    secretPreviousEncrypted: r.secret_previous_encrypted,
+    previousSecretExpiresAt: r.previous_secret_expires_at,
+    status: r.status,
+    failingSince: r.failing_since,
+    disabledReason: r.disabled_reason,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** One event for one subscription; `id` is the envelope's webhook_id and `body` the exact bytes signed and sent. */
+export interface WebhookDelivery {
+  id: string;
+  subscriptionId: string;
+  eventId: string;
+  eventType: string;
+  body: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: Date;
+  deliveredAt: Date | null;
+  nextAttemptAt: Date | null;
+}
+
+interface DeliveryRow {
+  id: string;
+  subscription_id: string;
+  event_id: string;
+  event_type: string;
+  body: string;
+  status: DeliveryStatus;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  delivered_at: Date | null;
+  next_attempt_at: Date | null;
+}
+
+const DELIVERY_COLUMNS =
+  'id, subscription_id, event_id, event_type, body, status, attempts, last_status_code, last_error, created_at, delivered_at, next_attempt_at';
+
+function toDelivery(r: DeliveryRow): WebhookDelivery {
+  return {
+    id: r.id,
+    subscriptionId: r.subscription_id,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    body: r.body,
+    status: r.status,
+    attempts: r.attempts,
+    lastStatusCode: r.last_status_code,
+    lastError: r.last_error,
+    createdAt: r.created_at,
+    deliveredAt: r.delivered_at,
+    nextAttemptAt: r.next_attempt_at,
+  };
+}
+
+/** One HTTP attempt of a delivery, kept for support and for the partner's delivery log. */
+export interface WebhookAttempt {
+  attemptedAt: Date;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  responseBody: string | null;
+  /** What the attempt was sent with; null for attempts recorded before headers were kept. */
+  requestHeaders: Record<string, string> | null;
+}
+
+interface AttemptRow {
+  attempted_at: Date;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  response_body: string | null;
+  request_headers: Record<string, string> | null;
+}
 
 /** The delivery log's filters across a scope's subscriptions; every one optional. */
 export interface DeliveryFilter {
@@ -19,7 +145,13 @@ export interface DeliveryFilter {
 
 export type NewSubscription = Pick<WebhookSubscription, 'id' | 'url' | 'events' | 'secretEncrypted' | 'status' | 'disabledReason'>;
 
-/** subscription_id: varchar; active: boolean; idx: int (1-based position of the event in the batch). */
+/** The columns a subscription change may set. */
+export type SubscriptionChange = Pick<
+  WebhookSubscription,
+  'id' | 'url' | 'events' | 'secretEncrypted' | 'secretPreviousEncrypted' | 'previousSecretExpiresAt' | 'status' | 'failingSince' | 'disabledReason'
+>;
+
+/** `idx` is the 1-based position of the event in the batch. */
 export interface SubscriptionMatch {
   subscription_id: string;
   active: boolean;
@@ -38,39 +170,72 @@ export interface NewDelivery {
   status: Extract<DeliveryStatus, 'pending' | 'skipped'>;
 }
 
-/** Every query of the webhooks API side: subscriptions, the delivery log, and the fan-out's deliveries. Partner-triggered reads go through Scoped. */
+/** Every query of the webhooks API side: subscriptions, the delivery log, and the fan-out's deliveries. Partner-triggered statements filter on the scope (`inScope`). */
 @Injectable()
 export class WebhooksRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   // ---- subscriptions ----
 
-  insertSubscription(em: EntityManager, scope: Scope, values: NewSubscription): Promise<WebhookSubscription> {
-    return em.save(scoped(em, scope).create(WebhookSubscription, values));
+  async insertSubscription(em: EntityManager, scope: Scope, values: NewSubscription): Promise<WebhookSubscription> {
+    const [row] = await sql<SubscriptionRow>(
+      em,
+      `INSERT INTO webhook_subscriptions (partner_id, mode, id, url, events, secret_encrypted, status, disabled_reason)
+       VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8) RETURNING ${SUBSCRIPTION_COLUMNS}`,
+      scopeParams(scope, values.id, values.url, values.events, values.secretEncrypted, values.status, values.disabledReason),
+    );
+    return toSubscription(row);
   }
 
-  saveSubscription(em: EntityManager, sub: WebhookSubscription): Promise<WebhookSubscription> {
-    return em.save(sub);
+  async updateSubscription(em: EntityManager, scope: Scope, sub: SubscriptionChange): Promise<WebhookSubscription> {
+    const [row] = await returning<SubscriptionRow>(
+      em,
+      `UPDATE webhook_subscriptions
+          SET url = $4, events = $5::text[], secret_encrypted = $6, secret_previous_encrypted = $7, previous_secret_expires_at = $8,
+              status = $9, failing_since = $10, disabled_reason = $11, updated_at = now()
+        WHERE ${inScope()} AND id = $3
+        RETURNING ${SUBSCRIPTION_COLUMNS}`,
+      scopeParams(
+        scope,
+        sub.id,
+        sub.url,
+        sub.events,
+        sub.secretEncrypted,
+        sub.secretPreviousEncrypted,
+        sub.previousSecretExpiresAt,
+        sub.status,
+        sub.failingSince,
+        sub.disabledReason,
+      ),
+    );
+    return toSubscription(row);
   }
 
-  findSubscription(scope: Scope, id: string, em: EntityManager = this.dataSource.manager): Promise<WebhookSubscription | null> {
-    return scoped(em, scope).findOne(WebhookSubscription, { id });
+  async findSubscription(scope: Scope, id: string, em: EntityManager = this.dataSource.manager): Promise<WebhookSubscription | null> {
+    const row = await sqlOne<SubscriptionRow>(
+      em,
+      `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE ${inScope()} AND id = $3`,
+      scopeParams(scope, id),
+    );
+    return row && toSubscription(row);
   }
 
   /** The caller's subscriptions, newest first, with the total. */
-  pageSubscriptions(scope: Scope, offset: number, limit: number): Promise<[WebhookSubscription[], number]> {
-    return scoped(this.dataSource.manager, scope)
-      .query(WebhookSubscription, 's')
-      .orderBy('s.created_at', 'DESC')
-      .addOrderBy('s.id', 'DESC')
-      .skip(offset)
-      .take(limit)
-      .getManyAndCount();
+  async pageSubscriptions(scope: Scope, offset: number, limit: number): Promise<[WebhookSubscription[], number]> {
+    const [rows, total] = await Promise.all([
+      sql<SubscriptionRow>(
+        this.dataSource,
+        `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE ${inScope()} ORDER BY created_at DESC, id DESC OFFSET $3 LIMIT $4`,
+        scopeParams(scope, offset, limit),
+      ),
+      this.countSubscriptions(this.dataSource.manager, scope),
+    ]);
+    return [rows.map(toSubscription), total];
   }
 
   /** The subscription's deliveries and attempts go with it (ON DELETE CASCADE). */
   async deleteSubscription(scope: Scope, id: string): Promise<void> {
-    await affected(this.dataSource, `DELETE FROM webhook_subscriptions WHERE id = $1 AND partner_id = $2 AND mode = $3`, [id, scope.partnerId, scope.mode]);
+    await affected(this.dataSource, `DELETE FROM webhook_subscriptions WHERE ${inScope()} AND id = $3`, scopeParams(scope, id));
   }
 
   /** Serialises subscription changes of one partner and mode until the transaction ends. */
@@ -80,21 +245,17 @@ export class WebhooksRepository {
 
   /** How many subscriptions the scope has, active or disabled (a disabled one still records skipped deliveries). */
   async countSubscriptions(em: EntityManager, scope: Scope): Promise<number> {
-    const row = await sqlOne<{ n: number }>(em, `SELECT count(*)::int AS n FROM webhook_subscriptions WHERE partner_id = $1 AND mode = $2`, [
-      scope.partnerId,
-      scope.mode,
-    ]);
+    const row = await sqlOne<{ n: number }>(em, `SELECT count(*)::int AS n FROM webhook_subscriptions WHERE ${inScope()}`, scopeParams(scope));
     return row?.n ?? 0;
   }
 
   /** The distinct event types of the scope's active subscriptions, optionally leaving one subscription out. */
   async activeEventTypes(em: EntityManager, scope: Scope, exceptId?: string): Promise<string[]> {
-    // type: text
     const rows = await sql<{ type: string }>(
       em,
       `SELECT DISTINCT unnest(events) AS type FROM webhook_subscriptions
-        WHERE partner_id = $1 AND mode = $2 AND status = 'active' AND ($3::varchar IS NULL OR id <> $3)`,
-      [scope.partnerId, scope.mode, exceptId ?? null],
+        WHERE ${inScope()} AND status = 'active' AND ($3::varchar IS NULL OR id <> $3)`,
+      scopeParams(scope, exceptId ?? null),
     );
     return rows.map((r) => r.type);
   }
@@ -103,38 +264,60 @@ export class WebhooksRepository {
 
   /** One subscription's deliveries, newest first, with the total. */
   pageDeliveries(scope: Scope, subscriptionId: string, offset: number, limit: number): Promise<[WebhookDelivery[], number]> {
-    return scoped(this.dataSource.manager, scope)
-      .query(WebhookDelivery, 'd')
-      .andWhere('d.subscription_id = :sid', { sid: subscriptionId })
-      .orderBy('d.created_at', 'DESC')
-      .addOrderBy('d.id', 'DESC')
-      .skip(offset)
-      .take(limit)
-      .getManyAndCount();
+    return this.searchDeliveries(scope, { subscriptionId }, offset, limit);
   }
 
   /** The scope's deliveries across its subscriptions, filtered, newest first, with the total. */
-  searchDeliveries(scope: Scope, filter: DeliveryFilter, offset: number, limit: number): Promise<[WebhookDelivery[], number]> {
-    const q = scoped(this.dataSource.manager, scope).query(WebhookDelivery, 'd');
-    if (filter.status) q.andWhere('d.status = :status', { status: filter.status });
-    if (filter.eventType) q.andWhere('d.event_type = :eventType', { eventType: filter.eventType });
-    if (filter.subscriptionId) q.andWhere('d.subscription_id = :sid', { sid: filter.subscriptionId });
-    if (filter.from) q.andWhere('d.created_at >= :from', { from: filter.from });
-    if (filter.to) q.andWhere('d.created_at < :to', { to: filter.to });
-    return q.orderBy('d.created_at', 'DESC').addOrderBy('d.id', 'DESC').skip(offset).take(limit).getManyAndCount();
+  async searchDeliveries(scope: Scope, filter: DeliveryFilter, offset: number, limit: number): Promise<[WebhookDelivery[], number]> {
+    // A filter left out is a NULL parameter, so both statements keep one text whatever the filters.
+    const where = `${inScope()} AND ($3::varchar IS NULL OR status = $3) AND ($4::varchar IS NULL OR event_type = $4)
+       AND ($5::varchar IS NULL OR subscription_id = $5) AND ($6::timestamptz IS NULL OR created_at >= $6) AND ($7::timestamptz IS NULL OR created_at < $7)`;
+    const params = scopeParams(scope, filter.status ?? null, filter.eventType ?? null, filter.subscriptionId ?? null, filter.from ?? null, filter.to ?? null);
+    const [rows, count] = await Promise.all([
+      sql<DeliveryRow>(
+        this.dataSource,
+        `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where} ORDER BY created_at DESC, id DESC OFFSET $8 LIMIT $9`,
+        [...params, offset, limit],
+      ),
+      sqlOne<{ n: number }>(this.dataSource, `SELECT count(*)::int AS n FROM webhook_deliveries WHERE ${where}`, params),
+    ]);
+    return [rows.map(toDelivery), count?.n ?? 0];
   }
 
-  findDelivery(scope: Scope, id: string): Promise<WebhookDelivery | null> {
-    return scoped(this.dataSource.manager, scope).findOne(WebhookDelivery, { id });
+  async findDelivery(scope: Scope, id: string): Promise<WebhookDelivery | null> {
+    const row = await sqlOne<DeliveryRow>(
+      this.dataSource,
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${inScope()} AND id = $3`,
+      scopeParams(scope, id),
+    );
+    return row && toDelivery(row);
   }
 
-  findDeliveryOf(scope: Scope, subscriptionId: string, id: string): Promise<WebhookDelivery | null> {
-    return scoped(this.dataSource.manager, scope).findOne(WebhookDelivery, { id, subscriptionId });
+  async findDeliveryOf(scope: Scope, subscriptionId: string, id: string): Promise<WebhookDelivery | null> {
+    const row = await sqlOne<DeliveryRow>(
+      this.dataSource,
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${inScope()} AND id = $3 AND subscription_id = $4`,
+      scopeParams(scope, id, subscriptionId),
+    );
+    return row && toDelivery(row);
   }
 
   /** Every attempt of a delivery, oldest first. */
-  attemptsOf(deliveryId: string): Promise<WebhookAttempt[]> {
-    return this.dataSource.getRepository(WebhookAttempt).find({ where: { deliveryId }, order: { attemptedAt: 'ASC', id: 'ASC' } });
+  async attemptsOf(deliveryId: string): Promise<WebhookAttempt[]> {
+    const rows = await sql<AttemptRow>(
+      this.dataSource,
+      `SELECT attempted_at, status_code, duration_ms, error, response_body, request_headers
+         FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempted_at, id`,
+      [deliveryId],
+    );
+    return rows.map((r) => ({
+      attemptedAt: r.attempted_at,
+      statusCode: r.status_code,
+      durationMs: r.duration_ms,
+      error: r.error,
+      responseBody: r.response_body,
+      requestHeaders: r.request_headers,
+    }));
   }
 
   /** The delivery becomes pending again, due now, whatever its state. */
@@ -149,15 +332,15 @@ export class WebhooksRepository {
 
   /** Every failed or skipped delivery of the subscription created since `since` becomes pending again; their ids, oldest first. */
   async resetFailedSince(scope: Scope, subscriptionId: string, since: Date): Promise<string[]> {
-    // id: varchar. A CTE, so the driver answers rows (a bare UPDATE … RETURNING comes back as [rows, count]).
+    // A CTE, so the ids come back in order (UPDATE … RETURNING has no ORDER BY).
     const rows = await sql<{ id: string }>(
       this.dataSource,
       `WITH r AS (
          UPDATE webhook_deliveries SET status = 'pending', delivered_at = NULL, next_attempt_at = now(), retry_base = attempts
-          WHERE subscription_id = $1 AND partner_id = $2 AND mode = $3 AND status IN ('failed', 'skipped') AND created_at >= $4
+          WHERE ${inScope()} AND subscription_id = $3 AND status IN ('failed', 'skipped') AND created_at >= $4
           RETURNING id, created_at)
        SELECT id FROM r ORDER BY created_at, id`,
-      [subscriptionId, scope.partnerId, scope.mode, since],
+      scopeParams(scope, subscriptionId, since),
     );
     return rows.map((r) => r.id);
   }
@@ -181,7 +364,6 @@ export class WebhooksRepository {
    * (RETURNING) plus those left pending by an earlier try (the statement's snapshot), in one round trip.
    */
   async insertDeliveries(rows: NewDelivery[], eventIds: string[], em: EntityManager = this.dataSource.manager): Promise<string[]> {
-    // id: varchar
     const pending = await sql<{ id: string }>(
       em,
       `WITH ins AS (

@@ -14,8 +14,7 @@ import { CreateWebhookDto, ListWebhooksQuery, RotateSecretDto, UpdateWebhookDto 
 import { SecretBox } from './secret-box';
 import { ForbiddenTargetError, isAllowedWebhookPort, resolveSafely } from './ssrf-guard';
 import { toWebhookView } from './webhook.mapper';
-import type { WebhookSubscription } from './webhook-subscription.entity';
-import { WebhooksRepository } from './webhooks.repository';
+import { WebhookSubscription, WebhooksRepository } from './webhooks.repository';
 
 /** What subscription changes need of the caller: a key (the API) or a dashboard session. */
 export type WebhookCaller = Pick<AuthContext, 'scope' | 'mode' | 'plan'>;
@@ -87,7 +86,7 @@ export class WebhooksService {
       }
       sub.events = events;
       sub.status = status;
-      return this.repo.saveSubscription(tx.em, sub);
+      return this.repo.updateSubscription(tx.em, auth.scope, sub);
     });
     return toWebhookView(saved);
   }
@@ -105,7 +104,7 @@ export class WebhooksService {
       sub.secretPreviousEncrypted = overlapSeconds > 0 ? sub.secretEncrypted : null;
       sub.previousSecretExpiresAt = overlapSeconds > 0 ? new Date(Date.now() + overlapSeconds * 1000) : null;
       sub.secretEncrypted = this.secrets.seal(dto.secret);
-      return this.repo.saveSubscription(tx.em, sub);
+      return this.repo.updateSubscription(tx.em, scope, sub);
     });
     return toWebhookView(saved);
   }

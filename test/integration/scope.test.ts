@@ -1,6 +1,5 @@
-import { In } from 'typeorm';
-import { scoped } from '../../src/common/scope';
-import { User } from '../../src/users/user.entity';
+import { sql } from '../../src/common/database';
+import { inPartner, inScope, scopeParams } from '../../src/common/scope';
 import { createPartner, unique } from '../support/factories';
 import { startApp, TestApp } from '../support/app';
 
@@ -10,40 +9,20 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-describe('Scoped.findOne', () => {
-  it('hydrates the entity as TypeORM does, and finds nothing in another partner or mode', async () => {
+describe('inScope and scopeParams', () => {
+  it('find a row in its own partner and mode only', async () => {
     const a = await createPartner(t);
     const b = await createPartner(t);
-    const external = unique('learner');
-    const created = await a.http.post('/api/users', { external_user_id: external, name: 'Ada', email: 'ada@example.com' });
+    const created = await a.http.post('/api/users', { external_user_id: unique('learner'), name: 'Ada', email: 'ada@example.com' });
     expect(created.status).toBe(201);
-    const id = created.body.data.id;
+    const id = (created.body as { data: { id: number } }).data.id;
+    const find = (partnerId: number, mode: 'test' | 'live') =>
+      sql<{ id: number }>(t.db, `SELECT u.id FROM users u WHERE ${inScope('u')} AND u.id = $3`, scopeParams({ partnerId, mode }, id));
 
-    const mine = { partnerId: a.partnerId, mode: 'test' as const };
-    const fast = await scoped(t.db.manager, mine).findOne(User, { id });
-    const viaTypeorm = await t.db.manager.findOne(User, { where: { id } });
-    expect(fast).toBeInstanceOf(User);
-    expect(fast).toEqual(viaTypeorm);
-    expect(fast!.createdAt).toBeInstanceOf(Date);
-    expect(await scoped(t.db.manager, mine).findOne(User, { externalUserId: external })).toEqual(viaTypeorm);
-
-    expect(await scoped(t.db.manager, { partnerId: b.partnerId, mode: 'test' }).findOne(User, { id })).toBeNull();
-    expect(await scoped(t.db.manager, { partnerId: a.partnerId, mode: 'live' }).findOne(User, { id })).toBeNull();
-    // Operators go through TypeORM, scoped all the same.
-    expect(await scoped(t.db.manager, mine).findOne(User, { id: In([id]) })).toEqual(viaTypeorm);
-    expect(await scoped(t.db.manager, { partnerId: b.partnerId, mode: 'test' }).findOne(User, { id: In([id]) })).toBeNull();
-  });
-
-  it('locks the row FOR UPDATE inside a transaction', async () => {
-    const a = await createPartner(t);
-    const created = await a.http.post('/api/users', { external_user_id: unique('learner'), name: 'Bo', email: 'bo@example.com' });
-    const id = created.body.data.id;
-    const scope = { partnerId: a.partnerId, mode: 'test' as const };
-    await t.db.transaction(async (em) => {
-      expect((await scoped(em, scope).findOne(User, { id }, 'pessimistic_write'))?.id).toBe(id);
-      // Another connection cannot take the row while this transaction holds it.
-      await expect(t.db.query('SELECT id FROM users WHERE id = $1 FOR UPDATE NOWAIT', [id])).rejects.toMatchObject({ driverError: { code: '55P03' } });
-    });
-    await expect(t.db.query('SELECT id FROM users WHERE id = $1 FOR UPDATE NOWAIT', [id])).resolves.toEqual([{ id }]);
+    expect(await find(a.partnerId, 'test')).toEqual([{ id }]);
+    expect(await find(b.partnerId, 'test')).toEqual([]);
+    expect(await find(a.partnerId, 'live')).toEqual([]);
+    expect(await sql(t.db, `SELECT id FROM users WHERE ${inPartner()} AND id = $2`, [a.partnerId, id])).toEqual([{ id }]);
+    expect(await sql(t.db, `SELECT id FROM users WHERE ${inPartner()} AND id = $2`, [b.partnerId, id])).toEqual([]);
   });
 });

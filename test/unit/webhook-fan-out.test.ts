@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../../src/events/event-map';
-import type { OutboxStore } from '../../src/events/outbox-store';
+import type { OutboxService } from '../../src/events/outbox.service';
 import { WebhookFanOut } from '../../src/webhooks/webhook-fan-out.service';
 import type { WebhookQueue } from '../../src/webhooks/webhook-queue';
 import type { NewDelivery, SubscriptionMatch, WebhooksRepository } from '../../src/webhooks/webhooks.repository';
@@ -47,7 +47,7 @@ function fanOutWith(matches: SubscriptionMatch[]) {
       calls.push(`dispatched ${ids.join(',')}`);
       return Promise.resolve();
     },
-  } as unknown as OutboxStore;
+  } as unknown as OutboxService;
   return { fanOut: new WebhookFanOut(repo, queue, outbox), calls, inserted };
 }
 

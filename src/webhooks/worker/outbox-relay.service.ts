@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { errorMessage } from '../../common/error-message';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
-import { OutboxStore } from '../../events/outbox-store';
+import { OutboxService } from '../../events/outbox.service';
 import { WebhookFanOut } from '../webhook-fan-out.service';
 import { WebhookQueue } from '../webhook-queue';
 
@@ -27,7 +27,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly fanOut: WebhookFanOut,
     private readonly queue: WebhookQueue,
-    private readonly outbox: OutboxStore,
+    private readonly outbox: OutboxService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
