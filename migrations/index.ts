@@ -26,6 +26,7 @@ import { SearchSentenceVectors1763800280000 } from './1763800280000-search-sente
 import { PartnerDashboard1763800320000 } from './1763800320000-partner-dashboard';
 import { WebinarMediaSessions1763800330000 } from './1763800330000-webinar-media-sessions';
 import { DeliveryErrorsWithoutAddresses1763800340000 } from './1763800340000-delivery-errors-without-addresses';
+import { CatalogueViewsForSearch1763800420000 } from './1763800420000-catalogue-views-for-search';
 
 /** Every migration in order. A new migration is added here as well, so the build, the CLI and the tests run the same list. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   PartnerDashboard1763800320000,
   WebinarMediaSessions1763800330000,
   DeliveryErrorsWithoutAddresses1763800340000,
+  CatalogueViewsForSearch1763800420000,
 ];

@@ -3,7 +3,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Queue, Worker } from 'bullmq';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { sqlOne } from '../common/database';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { queueOptions } from '../redis/queue-options';
@@ -13,6 +12,7 @@ import { encodePendingCourses } from './encoder/encode-courses';
 import { EncoderPool } from './encoder/encoder-pool';
 import { SENTENCE_MODEL } from './encoder/sentence-model';
 import { SentenceVectorStore } from './encoder/vector-store';
+import { documentsStamp } from './search.store';
 import { CATALOGUE_CHANGED } from '../redis/channels';
 
 export const SEARCH_ENCODER_QUEUE = 'search-encoder';
@@ -82,10 +82,8 @@ export class SearchEncoderWorker implements OnModuleInit, OnApplicationShutdown 
     }
   }
 
-  private async catalogueStamp(): Promise<string> {
-    // An aggregate without GROUP BY: always one row, stamp text.
-    const row = await sqlOne<{ stamp: string }>(this.db, `SELECT count(*) || ':' || coalesce(max(updated_at)::text, '') AS stamp FROM search_documents`);
-    return row!.stamp;
+  private catalogueStamp(): Promise<string> {
+    return documentsStamp(this.db);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,14 +1,17 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { BoundedQueryable } from '../common/database';
+import { DomainError } from '../common/errors';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
+import { CatalogueIndexes } from '../courses/catalogue/catalogue-indexes';
 import { CoursesService } from '../courses/courses.service';
 import { RedisService } from '../redis/redis.service';
 import { SearchResponseDto } from './dto/search.dto';
 import { EmbeddingsClient } from './embeddings.client';
-import { SearchDatabase } from './search-database';
 import { SearchEngine } from './search-engine';
+import { SEARCH_DOCUMENTS_INDEX } from './search.store';
 import { SearchLexicon } from './search-lexicon';
 import { EmbeddedSemantic, preparingSql } from './semantic/embedded-semantic';
 import { SemanticSearch } from './semantic-search';
@@ -16,6 +19,25 @@ import { SentenceRanker } from './encoder/sentence-ranker';
 import { EncoderIndexStatus, SentenceVectorStore } from './encoder/vector-store';
 import { SENTENCE_MODEL } from './encoder/sentence-model';
 import { CATALOGUE_CHANGED } from '../redis/channels';
+
+/** Longest a search statement may run: the cost bound of one search, whatever its text. */
+export const SEARCH_STATEMENT_TIMEOUT_MS = 1000;
+// Search statements running at once per process: a burst of searches waits here instead of crowding PostgreSQL.
+const SEARCH_CONCURRENCY = 8;
+
+/**
+ * The connection every search statement runs on: the app's pool, each statement bounded to a second (past it, 503
+ * and Retry-After instead of a connection held for the request's whole budget), and at most SEARCH_CONCURRENCY at
+ * once, so searches cannot take more than their share of PostgreSQL from the other routes.
+ */
+export function searchConnection(db: DataSource): BoundedQueryable {
+  return new BoundedQueryable(
+    db,
+    SEARCH_STATEMENT_TIMEOUT_MS,
+    SEARCH_CONCURRENCY,
+    () => new DomainError('service_unavailable', undefined, 'The search took too long. Retry shortly.', { 'Retry-After': '1' }),
+  );
+}
 
 /**
  * POST /api/search: lexical search fused with the embedded semantic engine (on by default, SEARCH_EMBEDDED_ENGINE),
@@ -25,7 +47,6 @@ import { CATALOGUE_CHANGED } from '../redis/channels';
 @Injectable()
 export class SearchService implements OnModuleInit, OnApplicationShutdown {
   private readonly engine: SearchEngine;
-  private readonly searchDb: SearchDatabase;
   /** The embedded semantic engine, when on: its `ready` resolves once its first index is built. */
   readonly embedded?: EmbeddedSemantic;
   /** The sentence encoder, when on: its model loads and its course vectors are read in the background. */
@@ -38,20 +59,22 @@ export class SearchService implements OnModuleInit, OnApplicationShutdown {
     courses: CoursesService,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly redis: RedisService,
+    private readonly catalogueIndexes: CatalogueIndexes,
   ) {
     const { embeddedEngine, embeddingsUrl, embeddingsModel, embeddingsApiKey } = config.search;
     const lexicon = SearchLexicon.load();
-    this.searchDb = new SearchDatabase(config.databaseUrl);
+    const searchDb = searchConnection(db);
     const hosted = embeddingsUrl
       ? new SemanticSearch(db, new EmbeddingsClient({ url: embeddingsUrl, model: embeddingsModel, apiKey: embeddingsApiKey }))
       : undefined;
-    this.embedded = embeddedEngine ? new EmbeddedSemantic(preparingSql(db), this.searchDb, lexicon.stopwords, this.logger) : undefined;
+    this.embedded = embeddedEngine ? new EmbeddedSemantic(preparingSql(db), searchDb, lexicon.stopwords, this.logger) : undefined;
     this.encoder = config.search.sentenceEncoder ? new SentenceRanker(db, this.logger) : undefined;
-    this.engine = new SearchEngine(this.searchDb, lexicon, courses.urls, { embedded: this.embedded, hosted, encoder: this.encoder }, this.logger);
+    this.engine = new SearchEngine(searchDb, lexicon, courses, { embedded: this.embedded, hosted, encoder: this.encoder }, this.logger);
     this.status = new SentenceVectorStore(db, SENTENCE_MODEL);
   }
 
   onModuleInit(): void {
+    this.catalogueIndexes.register(SEARCH_DOCUMENTS_INDEX);
     if (this.encoder) {
       this.encoder.start();
       this.redis.subscribe(CATALOGUE_CHANGED, () => void this.encoder!.refresh());
@@ -74,9 +97,8 @@ export class SearchService implements OnModuleInit, OnApplicationShutdown {
     return this.status.status();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  onApplicationShutdown(): void {
     this.encoder?.stop();
     this.embedded?.stop();
-    await this.searchDb.close();
   }
 }
