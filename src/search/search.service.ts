@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { BoundedQueryable } from '../common/database';
@@ -45,8 +45,9 @@ export function searchConnection(db: DataSource): BoundedQueryable {
  * SEARCH_EMBEDDINGS_URL is set.
  */
 @Injectable()
-export class SearchService implements OnModuleInit, OnApplicationShutdown {
+export class SearchService implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly engine: SearchEngine;
+  private readonly searchDb: BoundedQueryable;
   /** The embedded semantic engine, when on: its `ready` resolves once its first index is built. */
   readonly embedded?: EmbeddedSemantic;
   /** The sentence encoder, when on: its model loads and its course vectors are read in the background. */
@@ -63,13 +64,13 @@ export class SearchService implements OnModuleInit, OnApplicationShutdown {
   ) {
     const { embeddedEngine, embeddingsUrl, embeddingsModel, embeddingsApiKey } = config.search;
     const lexicon = SearchLexicon.load();
-    const searchDb = searchConnection(db);
+    this.searchDb = searchConnection(db);
     const hosted = embeddingsUrl
       ? new SemanticSearch(db, new EmbeddingsClient({ url: embeddingsUrl, model: embeddingsModel, apiKey: embeddingsApiKey }))
       : undefined;
-    this.embedded = embeddedEngine ? new EmbeddedSemantic(preparingSql(db), searchDb, lexicon.stopwords, this.logger) : undefined;
+    this.embedded = embeddedEngine ? new EmbeddedSemantic(preparingSql(db), this.searchDb, lexicon.stopwords, this.logger) : undefined;
     this.encoder = config.search.sentenceEncoder ? new SentenceRanker(db, this.logger) : undefined;
-    this.engine = new SearchEngine(searchDb, lexicon, courses, { embedded: this.embedded, hosted, encoder: this.encoder }, this.logger);
+    this.engine = new SearchEngine(this.searchDb, lexicon, courses, { embedded: this.embedded, hosted, encoder: this.encoder }, this.logger);
     this.status = new SentenceVectorStore(db, SENTENCE_MODEL);
   }
 
@@ -95,6 +96,11 @@ export class SearchService implements OnModuleInit, OnApplicationShutdown {
   /** How far the background encoding of course texts has got (read from the database: every instance agrees). */
   indexStatus(): Promise<EncoderIndexStatus> {
     return this.status.status();
+  }
+
+  /** The connections search keeps go back to the pool while it is still open. */
+  beforeApplicationShutdown(): Promise<void> {
+    return this.searchDb.close();
   }
 
   onApplicationShutdown(): void {
