@@ -67,7 +67,9 @@ async function main(): Promise<void> {
       await Promise.all([search.embedded?.ready, search.encoder?.load(), search.encoder?.refresh()]);
       const ready = performance.now() - started;
       const base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
-      const partner = await app.get(PartnersService).create({ name: 'Bench', email: `bench-${engine}@example.com`, plan: 'enterprise', mode: 'test' });
+      const partner = await app
+        .get(PartnersService)
+        .create({ name: 'Bench', email: `bench-${engine}-${Date.now().toString(36)}@example.com`, plan: 'enterprise', mode: 'test' });
       return { app, base, key: partner.api_key.key, ready, http: [] as number[], semantic: 0, unavailable: 0, encoder: search.encoder };
     };
     // Both apps run side by side and each query goes to one then the other, so the machine's load (shared, noisy)

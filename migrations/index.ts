@@ -26,6 +26,7 @@ import { SearchSentenceVectors1763800280000 } from './1763800280000-search-sente
 import { PartnerDashboard1763800320000 } from './1763800320000-partner-dashboard';
 import { WebinarMediaSessions1763800330000 } from './1763800330000-webinar-media-sessions';
 import { DeliveryErrorsWithoutAddresses1763800340000 } from './1763800340000-delivery-errors-without-addresses';
+import { CatalogueViewsForSearch1763800420000 } from './1763800420000-catalogue-views-for-search';
 import { PartnerAccountsView1763800430000 } from './1763800430000-partner-accounts-view';
 import { CourseTopicsView1763800431000 } from './1763800431000-course-topics-view';
 import { MediaRelayOwners1763800440000 } from './1763800440000-media-relay-owners';
@@ -60,6 +61,7 @@ export const MIGRATIONS = [
   PartnerDashboard1763800320000,
   WebinarMediaSessions1763800330000,
   DeliveryErrorsWithoutAddresses1763800340000,
+  CatalogueViewsForSearch1763800420000,
   PartnerAccountsView1763800430000,
   CourseTopicsView1763800431000,
   MediaRelayOwners1763800440000,

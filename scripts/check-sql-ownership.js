@@ -22,10 +22,6 @@ const fs = require('fs');
 const path = require('path');
 const ts = require('typescript');
 
-const root = path.resolve(__dirname, '..');
-const ownership = JSON.parse(fs.readFileSync(path.join(__dirname, 'sql-ownership.json'), 'utf8'));
-const report = process.argv.includes('--report');
-
 const STORE_FILE = /(\.repository|\.store|-store)\.ts$/;
 const SCOPE_FILE = 'src/common/scope.ts';
 const DATABASE_FILE = 'src/common/database.ts';
@@ -48,7 +44,7 @@ function walk(dir, out = []) {
 }
 
 /** Every table and view the migrations create must have an owner here, so a new one cannot go unchecked. */
-function undeclaredRelations() {
+function undeclaredRelations(root, ownership) {
   const created = new Set();
   for (const file of walk(path.join(root, 'migrations'))) {
     const text = fs.readFileSync(file, 'utf8');
@@ -92,7 +88,7 @@ function calls(source) {
   return { query, entity };
 }
 
-function relationsIn(text) {
+function relationsIn(text, ownership) {
   const found = [];
   for (const m of text.matchAll(RELATION)) {
     found.push({ name: m[1].toLowerCase(), index: m.index });
@@ -116,9 +112,10 @@ function featureOf(file) {
   return parts.length > 2 ? parts[1] : null;
 }
 
-function check() {
+/** Every finding under `root` (its src/ and migrations/), with the owners of `ownership`. */
+function check(root, ownership) {
   const problems = [];
-  for (const name of undeclaredRelations())
+  for (const name of undeclaredRelations(root, ownership))
     problems.push({ where: 'scripts/sql-ownership.json', rule: 'undeclared-table', message: `${name} is created by a migration but has no owner` });
 
   for (const full of walk(path.join(root, 'src'))) {
@@ -137,7 +134,7 @@ function check() {
 
     for (const piece of literals(source)) {
       const posOf = (index) => piece.pos + index;
-      for (const ref of relationsIn(piece.text)) {
+      for (const ref of relationsIn(piece.text, ownership)) {
         const table = ownership.tables[ref.name];
         const shared = ownership.shared[ref.name];
         if (!table && !shared) continue;
@@ -158,9 +155,15 @@ function check() {
   return problems;
 }
 
-const problems = check();
-for (const p of problems) console.log(`${p.where}  ${p.rule}  ${p.message}`);
-if (problems.length) {
-  console.log(`\n${problems.length} SQL ownership problem(s)${report ? ' (report only)' : ''}`);
-  if (!report) process.exit(1);
+module.exports = { check };
+
+if (require.main === module) {
+  const report = process.argv.includes('--report');
+  const ownership = JSON.parse(fs.readFileSync(path.join(__dirname, 'sql-ownership.json'), 'utf8'));
+  const problems = check(path.resolve(__dirname, '..'), ownership);
+  for (const p of problems) console.log(`${p.where}  ${p.rule}  ${p.message}`);
+  if (problems.length) {
+    console.log(`\n${problems.length} SQL ownership problem(s)${report ? ' (report only)' : ''}`);
+    if (!report) process.exit(1);
+  }
 }

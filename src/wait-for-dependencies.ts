@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import type { Logger as PinoLogger } from 'pino';
+import { clientSql } from './common/database';
 import { errorMessage } from './common/error-message';
 import type { AppConfig } from './config/config';
 
@@ -54,7 +55,7 @@ async function pingPostgres(databaseUrl: string): Promise<void> {
   client.on('error', () => undefined);
   try {
     await client.connect();
-    await client.query('SELECT 1');
+    await clientSql(client, 'SELECT 1');
   } finally {
     await client.end().catch(() => undefined);
   }

@@ -44,3 +44,120 @@ export function isUniqueViolation(e: unknown, constraint?: string): boolean {
   const name = err?.constraint ?? err?.driverError?.constraint;
   return code === '23505' && (constraint === undefined || name === constraint);
 }
+
+/** A statement that ran past its time bound (PostgreSQL's statement_timeout, 57014). */
+export function isStatementTimeout(e: unknown): boolean {
+  const err = e as { code?: unknown; driverError?: { code?: unknown } } | null;
+  return (err?.code ?? err?.driverError?.code) === '57014';
+}
+
+/** What a bounded Queryable runs on: the app's DataSource (its one pool). */
+export interface QueryRunnerSource {
+  createQueryRunner(): {
+    connect(): Promise<unknown>;
+    query(query: string, parameters?: unknown[]): Promise<unknown>;
+    release(): Promise<void>;
+  };
+}
+
+type BoundedRunner = ReturnType<QueryRunnerSource['createQueryRunner']>;
+
+/**
+ * Statements bounded in time and in number, on the app's pool: they run on connections checked out of it with
+ * `statement_timeout` set for the session, so one that cannot finish in time is cancelled by PostgreSQL (and
+ * `onTimeout` says what the caller gets instead); at most `concurrency` run at once, the others wait their turn here
+ * rather than take more of the pool. A connection is kept for the next statement while statements keep coming (the
+ * time bound then costs nothing per statement) and goes back to the pool, its setting reset, after `idleMs` unused.
+ * Search uses it to keep its cost and its share of PostgreSQL bounded whatever a query says.
+ */
+export class BoundedQueryable implements Queryable {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+  private readonly idle: Array<{ runner: BoundedRunner; timer: NodeJS.Timeout }> = [];
+
+  constructor(
+    private readonly source: QueryRunnerSource,
+    private readonly timeoutMs: number,
+    private readonly concurrency: number,
+    private readonly onTimeout: (e: unknown) => unknown,
+    private readonly idleMs = 1000,
+  ) {}
+
+  async query(query: string, parameters?: unknown[]): Promise<unknown> {
+    // A finishing statement hands its slot straight to the next in line, so none can slip in between.
+    if (this.running < this.concurrency) this.running++;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await this.run(query, parameters);
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
+  }
+
+  /** Gives the kept connections back to the pool (before the pool closes). */
+  async close(): Promise<void> {
+    const kept = this.idle.splice(0);
+    for (const { timer } of kept) clearTimeout(timer);
+    await Promise.all(kept.map(({ runner }) => this.giveBack(runner)));
+  }
+
+  private async run(query: string, parameters?: unknown[]): Promise<unknown> {
+    const runner = await this.checkOut();
+    try {
+      const result = await runner.query(query, parameters);
+      this.keep(runner);
+      return result;
+    } catch (e) {
+      // A cancelled statement leaves its session as it was; any other failure may have broken it.
+      if (isStatementTimeout(e)) {
+        this.keep(runner);
+        throw this.onTimeout(e);
+      }
+      await this.giveBack(runner);
+      throw e;
+    }
+  }
+
+  private async checkOut(): Promise<BoundedRunner> {
+    const kept = this.idle.pop();
+    if (kept) {
+      clearTimeout(kept.timer);
+      return kept.runner;
+    }
+    const runner = this.source.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.query(`SET statement_timeout = ${Math.floor(this.timeoutMs)}`);
+    } catch (e) {
+      await runner.release();
+      throw e;
+    }
+    return runner;
+  }
+
+  private keep(runner: BoundedRunner): void {
+    const timer = setTimeout(() => {
+      const at = this.idle.findIndex((k) => k.runner === runner);
+      if (at !== -1) void this.giveBack(this.idle.splice(at, 1)[0].runner);
+    }, this.idleMs);
+    timer.unref();
+    this.idle.push({ runner, timer });
+  }
+
+  /** Back to the pool with the pool's own statement timeout. */
+  private async giveBack(runner: BoundedRunner): Promise<void> {
+    await runner.query('RESET statement_timeout').catch(() => undefined);
+    await runner.release();
+  }
+}
+
+/** A bare pg client's statement (before the app's pool exists: creating its database, waiting for PostgreSQL). */
+export async function clientSql<T>(
+  client: { query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }> },
+  text: string,
+  params: unknown[] = [],
+): Promise<T[]> {
+  return (await client.query(text, params)).rows as T[];
+}

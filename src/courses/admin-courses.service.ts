@@ -4,11 +4,10 @@ import { DomainError, FieldError, validationFailed } from '../common/errors';
 import { TransactionRunner } from '../events/transaction-runner';
 import { CatalogueCache } from './catalogue-cache';
 import { toCourseDetail } from './course.mapper';
-import { CoursesRepository } from './courses.repository';
+import { CoursesRepository, Tutor } from './courses.repository';
 import { CoursesService } from './courses.service';
 import { AdminCourseDto, CreateCourseDto, NewTutorDto, TopicInputDto, UpdateCourseDto } from './dto/admin-course.dto';
 import { formatCourseDuration } from './durations';
-import { Tutor } from './tutor.entity';
 
 /** Fields an update may set to null (back to the generated image / preview page). */
 const NULLABLE = new Set(['thumbnail_url', 'preview_video_url']);
@@ -30,7 +29,7 @@ export class AdminCoursesService {
     assertOneTutor(dto, true);
     const id = await this.transactions.run(async ({ em }) => {
       const tutor = dto.tutor ? await this.newTutor(em, dto.tutor) : await this.existingTutor(em, dto.tutor_id!);
-      const course = await this.repo.saveCourse(em, {
+      const course = await this.repo.insertCourse(em, {
         title: dto.title,
         description: dto.description ?? '',
         category: dto.category,

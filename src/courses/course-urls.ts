@@ -1,5 +1,4 @@
-import type { Course } from './course.entity';
-import type { Tutor } from './tutor.entity';
+import type { Course, Tutor } from './courses.repository';
 
 /** Builds public URLs of generated images and preview pages from PUBLIC_BASE_URL. */
 export class CourseUrls {

@@ -1,9 +1,6 @@
-import { Course } from './course.entity';
-import { Level } from './course-level';
+import type { Course, CourseListRow, Topic, Tutor } from './courses.repository';
 import { CourseDetailDto, CourseListItemDto } from './dto/course.dto';
 import { formatCourseDuration, formatTopicDuration } from './durations';
-import { Topic } from './topic.entity';
-import { Tutor } from './tutor.entity';
 import { CourseUrls } from './course-urls';
 
 export function toCourseListItem(course: Course, tutor: Tutor, urls: CourseUrls): CourseListItemDto {
@@ -39,27 +36,7 @@ export function toCourseDetail(course: Course, tutor: Tutor, topics: Topic[], ur
   };
 }
 
-/** The columns a course list item needs, for raw SQL over `courses c JOIN tutors t` (catalogue list, search). */
-export const COURSE_LIST_COLUMNS = `c.id, c.title, c.category, c.level, c.duration_minutes, c.rating, course_enrolled(c.id) AS enrolled, c.credit_cost, c.thumbnail_url,
-              t.id AS tutor_id, t.name AS tutor_name, t.avatar_url AS tutor_avatar_url`;
-
-/** A row selected with COURSE_LIST_COLUMNS. */
-export interface CourseListRow {
-  id: number; // int
-  title: string; // varchar
-  category: string; // varchar
-  level: Level; // varchar, one of LEVELS
-  duration_minutes: number; // int
-  rating: string; // numeric(2,1): the driver answers numerics as strings
-  enrolled: number; // course_enrolled(): int
-  credit_cost: number; // int
-  thumbnail_url: string | null; // varchar, nullable
-  tutor_id: number; // int
-  tutor_name: string; // varchar
-  tutor_avatar_url: string | null; // varchar, nullable
-}
-
-/** A row selected with COURSE_LIST_COLUMNS, as a course list item. */
+/** A course list row (CoursesRepository), as a course list item. */
 export function rowToCourseListItem(r: CourseListRow, urls: CourseUrls): CourseListItemDto {
   return toCourseListItem(
     {

@@ -4,6 +4,7 @@ import { PartnersModule } from '../partners/partners.module';
 import { AdminCoursesController } from './admin-courses.controller';
 import { AdminCoursesService } from './admin-courses.service';
 import { CatalogueCache } from './catalogue-cache';
+import { CatalogueIndexes } from './catalogue/catalogue-indexes';
 import { CatalogueLoader } from './catalogue/catalogue-loader.service';
 import { Course } from './course.entity';
 import { CoursePagesService } from './course-pages.service';
@@ -18,7 +19,7 @@ import { Tutor } from './tutor.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([Course, Topic, Tutor]), PartnersModule],
   controllers: [CoursesController, AdminCoursesController, StaticImagesController, PreviewController],
-  providers: [CoursesService, CoursesRepository, CatalogueCache, CatalogueLoader, AdminCoursesService, CoursePagesService],
-  exports: [CoursesService, CatalogueCache, CatalogueLoader],
+  providers: [CoursesService, CoursesRepository, CatalogueCache, CatalogueLoader, CatalogueIndexes, AdminCoursesService, CoursePagesService],
+  exports: [CoursesService, CatalogueCache, CatalogueLoader, CatalogueIndexes],
 })
 export class CoursesModule {}

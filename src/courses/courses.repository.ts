@@ -2,11 +2,52 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { affected, Queryable, sql, sqlOne } from '../common/database';
-import { Course } from './course.entity';
-import { COURSE_LIST_COLUMNS, CourseListRow } from './course.mapper';
 import type { Level } from './course-level';
-import { Topic } from './topic.entity';
-import { Tutor } from './tutor.entity';
+
+/** A course as the catalogue and the admin API see it. */
+export interface Course {
+  id: number;
+  title: string;
+  description: string;
+  category: string;
+  level: Level;
+  durationMinutes: number;
+  rating: number;
+  /** The folded count; responses add the shards (CoursesService.enrolled). */
+  enrolled: number;
+  creditCost: number;
+  thumbnailUrl: string | null;
+  previewVideoUrl: string | null;
+  tutorId: number;
+  organisation: string | null;
+  published: boolean;
+  /** The catalogue file's key of a loaded course; null for one made through the admin API. */
+  sourceKey: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface Tutor {
+  id: number;
+  name: string;
+  bio: string;
+  avatarUrl: string | null;
+  organisation: string | null;
+  createdAt: Date;
+}
+
+export interface Topic {
+  id: number;
+  courseId: number;
+  position: number;
+  title: string;
+  durationMinutes: number;
+  hasQuiz: boolean;
+  isPreview: boolean;
+}
+
+/** The columns an admin write sets on a course. */
+export type CourseWrite = Omit<Course, 'id' | 'createdAt' | 'updatedAt'>;
 
 /** A courses row; rating is numeric(2,1), which the driver answers as a string (null never: NOT NULL DEFAULT 0). */
 interface CourseRow {
@@ -33,7 +74,7 @@ const COURSE_COLUMNS =
   'id, title, description, category, level, duration_minutes, rating, enrolled, credit_cost, thumbnail_url, preview_video_url, tutor_id, organisation, published, source_key, created_at, updated_at';
 
 function toCourse(r: CourseRow): Course {
-  return Object.assign(new Course(), {
+  return {
     id: r.id,
     title: r.title,
     description: r.description,
@@ -51,10 +92,9 @@ function toCourse(r: CourseRow): Course {
     sourceKey: r.source_key,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
-  });
+  };
 }
 
-/** id: serial; name, avatar_url, organisation: varchar; bio: text; created_at: timestamptz. */
 interface TutorRow {
   id: number;
   name: string;
@@ -64,7 +104,12 @@ interface TutorRow {
   created_at: Date;
 }
 
-/** id, course_id, position, duration_minutes: int; title: varchar. */
+const TUTOR_COLUMNS = 'id, name, bio, avatar_url, organisation, created_at';
+
+function toTutor(r: TutorRow): Tutor {
+  return { id: r.id, name: r.name, bio: r.bio, avatarUrl: r.avatar_url, organisation: r.organisation, createdAt: r.created_at };
+}
+
 interface TopicRow {
   id: number;
   course_id: number;
@@ -91,7 +136,30 @@ export interface CourseListFilter {
   level?: string;
 }
 
-/** id: serial; title: varchar; credit_cost, total_topics: int. */
+/**
+ * The columns a course list item needs, over `courses c JOIN tutors t` (the catalogue list, and search's results
+ * through CoursesService); `enrolled` is the exact count, shards included.
+ */
+const COURSE_LIST_COLUMNS = `c.id, c.title, c.category, c.level, c.duration_minutes, c.rating, course_enrolled(c.id) AS enrolled, c.credit_cost, c.thumbnail_url,
+              t.id AS tutor_id, t.name AS tutor_name, t.avatar_url AS tutor_avatar_url`;
+
+/** A row selected with COURSE_LIST_COLUMNS. */
+export interface CourseListRow {
+  id: number;
+  title: string;
+  category: string;
+  level: Level;
+  duration_minutes: number;
+  /** numeric(2,1): the driver answers numerics as strings. */
+  rating: string;
+  enrolled: number;
+  credit_cost: number;
+  thumbnail_url: string | null;
+  tutor_id: number;
+  tutor_name: string;
+  tutor_avatar_url: string | null;
+}
+
 export interface CourseFactsRow {
   id: number;
   title: string;
@@ -112,18 +180,8 @@ export class CoursesRepository {
   }
 
   async findTutor(id: number, db: Queryable = this.dataSource): Promise<Tutor | null> {
-    const row = await sqlOne<TutorRow>(db, `SELECT id, name, bio, avatar_url, organisation, created_at FROM tutors WHERE id = $1`, [id]);
-    return (
-      row &&
-      Object.assign(new Tutor(), {
-        id: row.id,
-        name: row.name,
-        bio: row.bio,
-        avatarUrl: row.avatar_url,
-        organisation: row.organisation,
-        createdAt: row.created_at,
-      })
-    );
+    const row = await sqlOne<TutorRow>(db, `SELECT ${TUTOR_COLUMNS} FROM tutors WHERE id = $1`, [id]);
+    return row && toTutor(row);
   }
 
   async topicsOf(courseId: number, db: Queryable = this.dataSource): Promise<Topic[]> {
@@ -132,17 +190,15 @@ export class CoursesRepository {
       `SELECT id, course_id, position, title, duration_minutes, has_quiz, is_preview FROM topics WHERE course_id = $1 ORDER BY position ASC`,
       [courseId],
     );
-    return rows.map((r) =>
-      Object.assign(new Topic(), {
-        id: r.id,
-        courseId: r.course_id,
-        position: r.position,
-        title: r.title,
-        durationMinutes: r.duration_minutes,
-        hasQuiz: r.has_quiz,
-        isPreview: r.is_preview,
-      }),
-    );
+    return rows.map((r) => ({
+      id: r.id,
+      courseId: r.course_id,
+      position: r.position,
+      title: r.title,
+      durationMinutes: r.duration_minutes,
+      hasQuiz: r.has_quiz,
+      isPreview: r.is_preview,
+    }));
   }
 
   /**
@@ -165,7 +221,6 @@ export class CoursesRepository {
   /** The filtered total alone, for a page past the end (where the window count has no row to ride on). */
   async listCount(filter: CourseListFilter): Promise<number> {
     const { where, params } = listWhere(filter);
-    // An aggregate without GROUP BY always answers one row.
     const row = await sqlOne<{ count: number }>(this.dataSource, `SELECT count(*)::int AS count FROM courses c WHERE ${where}`, params);
     return row?.count ?? 0;
   }
@@ -183,9 +238,20 @@ export class CoursesRepository {
   /** Titles of any courses, published or not. */
   async titles(ids: number[], db: Queryable = this.dataSource): Promise<Map<number, string>> {
     if (!ids.length) return new Map();
-    // id: serial; title: varchar
     const rows = await sql<{ id: number; title: string }>(db, `SELECT id, title FROM courses WHERE id = ANY($1::int[])`, [[...new Set(ids)]]);
     return new Map(rows.map((r) => [r.id, r.title]));
+  }
+
+  /** Published courses with these ids as list rows (those that exist): courses joined to tutors, one round trip. */
+  publishedListRows(ids: number[], db: Queryable = this.dataSource): Promise<CourseListRow[]> {
+    if (!ids.length) return Promise.resolve([]);
+    return sql<CourseListRow>(
+      db,
+      `SELECT ${COURSE_LIST_COLUMNS}
+         FROM courses c JOIN tutors t ON t.id = c.tutor_id
+        WHERE c.id = ANY($1) AND c.published`,
+      [ids],
+    );
   }
 
   /** Title and category of a published course, for its generated thumbnail. */
@@ -200,29 +266,72 @@ export class CoursesRepository {
   // ---- enrolment counts (SQL functions of migration EnrollmentCountShards) ----
 
   async enrolled(courseId: number): Promise<number> {
-    // course_enrolled(): int, null for an unknown course
+    // null for an unknown course
     const row = await sqlOne<{ enrolled: number | null }>(this.dataSource, 'SELECT course_enrolled($1) AS enrolled', [courseId]);
     return row?.enrolled ?? 0;
   }
 
   async foldEnrollmentCounts(): Promise<number> {
-    // fold_enrollment_counts(): int, courses changed
     const row = await sqlOne<{ folded: number }>(this.dataSource, 'SELECT fold_enrollment_counts() AS folded');
     return row!.folded;
   }
 
   // ---- admin writes ----
 
-  saveCourse(em: EntityManager, course: Partial<Course>): Promise<Course> {
-    return em.save(em.create(Course, course));
+  async insertCourse(em: EntityManager, course: CourseWrite): Promise<Course> {
+    const [row] = await sql<CourseRow>(
+      em,
+      `INSERT INTO courses (title, description, category, level, duration_minutes, rating, enrolled, credit_cost, thumbnail_url, preview_video_url,
+                            tutor_id, organisation, published, source_key)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING ${COURSE_COLUMNS}`,
+      [
+        course.title,
+        course.description,
+        course.category,
+        course.level,
+        course.durationMinutes,
+        course.rating,
+        course.enrolled,
+        course.creditCost,
+        course.thumbnailUrl,
+        course.previewVideoUrl,
+        course.tutorId,
+        course.organisation,
+        course.published,
+        course.sourceKey,
+      ],
+    );
+    return toCourse(row);
   }
 
+  /** Writes the admin-editable columns; `enrolled` is left to the counter and `published` to setPublished. */
   async updateCourse(em: EntityManager, course: Course): Promise<void> {
-    await em.save(course);
+    await affected(
+      em,
+      `UPDATE courses SET title = $2, description = $3, category = $4, level = $5, duration_minutes = $6, rating = $7, credit_cost = $8,
+                          thumbnail_url = $9, preview_video_url = $10, tutor_id = $11, organisation = $12, updated_at = $13
+        WHERE id = $1`,
+      [
+        course.id,
+        course.title,
+        course.description,
+        course.category,
+        course.level,
+        course.durationMinutes,
+        course.rating,
+        course.creditCost,
+        course.thumbnailUrl,
+        course.previewVideoUrl,
+        course.tutorId,
+        course.organisation,
+        course.updatedAt,
+      ],
+    );
   }
 
-  lockCourse(em: EntityManager, id: number): Promise<Course | null> {
-    return em.findOne(Course, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  async lockCourse(em: EntityManager, id: number): Promise<Course | null> {
+    const row = await sqlOne<CourseRow>(em, `SELECT ${COURSE_COLUMNS} FROM courses WHERE id = $1 FOR UPDATE`, [id]);
+    return row && toCourse(row);
   }
 
   /** True when the course exists. */
@@ -236,8 +345,14 @@ export class CoursesRepository {
     return row?.id ?? null;
   }
 
-  insertTutor(em: EntityManager, tutor: Pick<Tutor, 'name' | 'bio' | 'avatarUrl' | 'organisation'>): Promise<Tutor> {
-    return em.save(em.create(Tutor, tutor));
+  async insertTutor(em: EntityManager, tutor: Pick<Tutor, 'name' | 'bio' | 'avatarUrl' | 'organisation'>): Promise<Tutor> {
+    const [row] = await sql<TutorRow>(em, `INSERT INTO tutors (name, bio, avatar_url, organisation) VALUES ($1, $2, $3, $4) RETURNING ${TUTOR_COLUMNS}`, [
+      tutor.name,
+      tutor.bio,
+      tutor.avatarUrl,
+      tutor.organisation,
+    ]);
+    return toTutor(row);
   }
 
   /**
@@ -246,7 +361,8 @@ export class CoursesRepository {
    */
   async upsertTopics(em: EntityManager, topics: TopicWrite[]): Promise<void> {
     if (!topics.length) return;
-    await em.query(
+    await sql(
+      em,
       `INSERT INTO topics (course_id, position, title, duration_minutes, has_quiz, is_preview)
        SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::int[], $5::bool[], $6::bool[])
        ON CONFLICT (course_id, position) DO UPDATE SET
@@ -264,7 +380,8 @@ export class CoursesRepository {
 
   /** Drops each course's topics past its new topic count. */
   async trimTopics(em: EntityManager, courseIds: number[], topicCounts: number[]): Promise<void> {
-    await em.query(
+    await affected(
+      em,
       `DELETE FROM topics t USING unnest($1::int[], $2::int[]) AS k(course_id, topic_count)
        WHERE t.course_id = k.course_id AND t.position > k.topic_count`,
       [courseIds, topicCounts],
@@ -275,34 +392,20 @@ export class CoursesRepository {
 
   /**
    * Prepares a bulk load's transaction: no statement time limit (each statement stays under the client's read
-   * timeout by working in batches), and search documents built once at the end (searchRefresh) rather than by the
-   * triggers on every batch that touches a course.
+   * timeout by working in batches).
    */
   async startBulkLoad(em: EntityManager): Promise<void> {
-    await em.query(`SET LOCAL statement_timeout = 0`);
-    await em.query(`SET LOCAL search.defer_refresh = 'on'`);
-  }
-
-  /**
-   * Builds the search documents of these courses and flushes what the deferred triggers queued. The search feature
-   * owns these SQL functions (its migrations define them); they are the same ones its triggers call after any other
-   * catalogue change, so a bulk load ends with the same documents a course edit would leave.
-   */
-  async searchRefresh(em: EntityManager, courseIdBatches: number[][]): Promise<void> {
-    for (const ids of courseIdBatches) await em.query('SELECT search_refresh_documents($1::int[])', [ids]);
-    await em.query('SELECT search_flush_pending()');
+    await sql(em, `SET LOCAL statement_timeout = 0`);
   }
 
   /** Waits (polling) for the catalogue load lock of this transaction. */
   async lockCatalogueLoad(em: EntityManager, key: number): Promise<void> {
-    // A SELECT without FROM: always one row, locked boolean.
     while (!(await sqlOne<{ locked: boolean }>(em, 'SELECT pg_try_advisory_xact_lock($1) AS locked', [key]))!.locked) {
       await new Promise((r) => setTimeout(r, 200));
     }
   }
 
   async hasCourses(em: EntityManager): Promise<boolean> {
-    // A SELECT without FROM: always one row, present boolean.
     return (await sqlOne<{ present: boolean }>(em, 'SELECT EXISTS (SELECT 1 FROM courses) AS present'))!.present;
   }
 
@@ -318,7 +421,7 @@ export class CoursesRepository {
       }
     >,
   ): Promise<Array<{ id: number; source_key: string; created: boolean }>> {
-    // id: serial; source_key: varchar; created: bool (xmax = 0)
+    // created: xmax = 0 only for a row this statement inserted.
     return sql<{ id: number; source_key: string; created: boolean }>(
       em,
       `INSERT INTO courses (source_key, title, description, category, level, duration_minutes, rating, enrolled, credit_cost, organisation, tutor_id, published)
@@ -351,12 +454,12 @@ export class CoursesRepository {
   ): Promise<Array<{ id: number; name: string; organisation: string | null }>> {
     const names = tutors.map((t) => t.name);
     const organisations = tutors.map((t) => t.organisation);
-    await em.query(
+    await sql(
+      em,
       `INSERT INTO tutors (name, bio, organisation) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
        ON CONFLICT (name, (coalesce(organisation, ''))) DO NOTHING`,
       [names, tutors.map((t) => t.bio), organisations],
     );
-    // id: serial; name: varchar; organisation: varchar or null
     return sql<{ id: number; name: string; organisation: string | null }>(
       em,
       `SELECT t.id, t.name, t.organisation FROM tutors t

@@ -9,10 +9,9 @@ import { APP_CONFIG } from '../config/config.module';
 import { CatalogueCache } from './catalogue-cache';
 import { rowToCourseListItem, toCourseDetail } from './course.mapper';
 import { CourseUrls } from './course-urls';
-import { CoursesRepository } from './courses.repository';
-import { CourseDetailDto, CourseListDto } from './dto/course.dto';
+import { CoursesRepository, Topic } from './courses.repository';
+import { CourseDetailDto, CourseListDto, CourseListItemDto } from './dto/course.dto';
 import { CourseSort, ListCoursesQuery } from './dto/list-courses.query';
-import { Topic } from './topic.entity';
 
 /** A topic as progress tracking sees it. */
 export type CourseTopic = Pick<Topic, 'id' | 'position' | 'title' | 'hasQuiz'>;
@@ -100,6 +99,15 @@ export class CoursesService {
   /** Topics of a course in order, for progress tracking. */
   topics(em: EntityManager, courseId: number): Promise<CourseTopic[]> {
     return this.repo.topicsOf(courseId, em);
+  }
+
+  /**
+   * Published courses with these ids as catalogue list items (those that exist), by id. Search reads its results
+   * through here, on its own connection when it passes one (`db`: a search's time-bounded transaction).
+   */
+  async publishedListItems(ids: number[], db?: Queryable): Promise<Map<number, CourseListItemDto>> {
+    const rows = await this.repo.publishedListRows(ids, db);
+    return new Map(rows.map((r) => [r.id, rowToCourseListItem(r, this.urls)]));
   }
 
   private async loadList(query: ListCoursesQuery): Promise<CourseListDto> {

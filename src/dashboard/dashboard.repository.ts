@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { affected, returning, sql, sqlOne } from '../common/database';
 import type { Mode } from '../common/scope';
 
-/** dashboard_sessions as a request reads it: partner_id int, mode and csrf_token varchar, expires_at timestamptz. */
+/** A dashboard session as a request reads it. */
 export interface SessionRow {
   partner_id: number;
   mode: Mode;

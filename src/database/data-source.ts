@@ -1,5 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import { DataSource, DataSourceOptions } from 'typeorm';
+import { sql } from '../common/database';
 import { MIGRATIONS } from '../../migrations';
 
 /**
@@ -57,11 +58,11 @@ export async function runMigrations(databaseUrl: string): Promise<string[]> {
   const runner = ds.createQueryRunner();
   await runner.connect();
   try {
-    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await sql(runner, 'SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     const ran = await ds.runMigrations({ transaction: 'each' });
     return ran.map((m) => m.name);
   } finally {
-    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await sql(runner, 'SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     await runner.release();
     await ds.destroy();
   }

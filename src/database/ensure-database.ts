@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { clientSql } from '../common/database';
 
 /**
  * Creates the database named in DATABASE_URL when it does not exist yet and the role may create it,
@@ -13,10 +14,9 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   const client = new Client({ connectionString: maintenance.toString(), connectionTimeoutMillis: 5000 });
   await client.connect();
   try {
-    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (rowCount) return;
+    if ((await clientSql(client, 'SELECT 1 FROM pg_database WHERE datname = $1', [name])).length) return;
     try {
-      await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+      await clientSql(client, `CREATE DATABASE "${name.replace(/"/g, '""')}"`);
     } catch (e) {
       // Another process (the worker, a second instance) created it first.
       if ((e as { code?: string }).code !== '42P04') throw e;
@@ -34,7 +34,7 @@ export async function dropDatabase(databaseUrl: string): Promise<void> {
   const client = new Client({ connectionString: maintenance.toString() });
   await client.connect();
   try {
-    await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
+    await clientSql(client, `DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
   } finally {
     await client.end();
   }

@@ -4,6 +4,7 @@ import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
+import { sql } from '../common/database';
 import { RawResponse } from '../common/envelope.interceptor';
 import { Public } from '../auth/public.decorator';
 import { RedisService } from '../redis/redis.service';
@@ -78,7 +79,7 @@ export class HealthController {
     },
   })
   async ready(@Res({ passthrough: true }) res: Response): Promise<{ status: 'ok' | 'error'; checks: Record<string, CheckResult> }> {
-    const [postgres, redis] = await Promise.all([check(() => this.dataSource.query('SELECT 1')), check(() => this.redis.client.ping())]);
+    const [postgres, redis] = await Promise.all([check(() => sql(this.dataSource, 'SELECT 1')), check(() => this.redis.client.ping())]);
     const ok = postgres.status === 'up' && redis.status === 'up';
     res.status(ok ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE);
     return { status: ok ? 'ok' : 'error', checks: { postgres, redis } };

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
-import { affected, sql } from '../common/database';
 import { EmbeddingsClient, EmbeddingsError } from './embeddings.client';
+import { pendingEmbeddings, storeEmbeddings } from './search.store';
 
 /** Courses per embeddings request. */
 export const EMBED_BATCH = 32;
@@ -20,26 +20,19 @@ export async function embedPendingCourses(db: DataSource, client: EmbeddingsClie
   let stored = 0;
   let afterId = 0;
   for (;;) {
-    // course_id int, content text, content_hash char(32).
-    const batch = await sql<{ course_id: number; content: string; content_hash: string }>(
-      db,
-      `SELECT course_id, content, content_hash FROM search_documents
-        WHERE course_id > $1 AND (embedded_hash IS DISTINCT FROM content_hash OR embedding_model IS DISTINCT FROM $2)
-        ORDER BY course_id LIMIT $3`,
-      [afterId, client.model, batchSize],
-    );
+    const batch = await pendingEmbeddings(db, afterId, client.model, batchSize);
     if (!batch.length) return stored;
     afterId = batch[batch.length - 1].course_id;
     const vectors = await embedWithRetry(
       client,
       batch.map((b) => b.content),
     );
-    stored += await affected(
+    stored += await storeEmbeddings(
       db,
-      `UPDATE search_documents d SET embedding = v.embedding::real[], embedding_model = $4, embedded_hash = v.hash, embedded_at = now()
-         FROM (SELECT * FROM unnest($1::int[], $2::text[], $3::text[]) AS u(course_id, hash, embedding)) v
-        WHERE d.course_id = v.course_id AND d.content_hash = v.hash`,
-      [batch.map((b) => b.course_id), batch.map((b) => b.content_hash), vectors.map((v) => `{${v.join(',')}}`), client.model],
+      batch.map((b) => b.course_id),
+      batch.map((b) => b.content_hash),
+      vectors,
+      client.model,
     );
   }
 }

@@ -3,7 +3,6 @@ import { Inject, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Job, Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
-import { sqlOne } from '../common/database';
 import { errorMessage } from '../common/error-message';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
@@ -15,6 +14,7 @@ import { allCourseTexts } from './encoder/course-texts';
 import { encodePendingCourses } from './encoder/encode-courses';
 import { EncoderPool } from './encoder/encoder-pool';
 import { SentenceVectorStore } from './encoder/vector-store';
+import { documentsStamp } from './search.store';
 
 export const ENCODE_COURSES_JOB = 'encode-pending-courses';
 // Catches changes written without a notification (e.g. direct SQL).
@@ -83,10 +83,8 @@ export class SearchEncoderProcessor extends QueueProcessor {
     }
   }
 
-  private async catalogueStamp(): Promise<string> {
-    // An aggregate without GROUP BY: always one row, stamp text.
-    const row = await sqlOne<{ stamp: string }>(this.db, `SELECT count(*) || ':' || coalesce(max(updated_at)::text, '') AS stamp FROM search_documents`);
-    return row!.stamp;
+  private catalogueStamp(): Promise<string> {
+    return documentsStamp(this.db);
   }
 
   @OnWorkerEvent('failed')

@@ -1,11 +1,10 @@
-import { publishedListItems } from '../courses/course-list';
-import type { CourseUrls } from '../courses/course-urls';
+import type { Queryable } from '../common/database';
+import type { CoursesService } from '../courses/courses.service';
 import { InterpretedDto, RelaxedFilter, SearchResponseDto, SearchResultDto } from './dto/search.dto';
-import { CorrectionCandidate, LexicalSearch, RankedHit } from './lexical-search';
+import { CorrectionCandidate, LexicalSearch, RankedHit } from './lexical-search.store';
 import { buildConcepts, extractFilters, SearchFilters } from './query-parser';
 import { weightedRankFusion } from './rank-fusion';
 import { ENCODER, FUSION, SPELLING } from './ranking-weights';
-import { SearchSql } from './search-database';
 import { SearchLexicon, words } from './search-lexicon';
 import { correctable, typingSlips } from './spelling';
 import { EmbeddedSemantic } from './semantic/embedded-semantic';
@@ -44,6 +43,9 @@ export interface SemanticRankers {
   encoder?: SentenceRanker;
 }
 
+/** Where results become catalogue list items: the courses feature's service. */
+export type CourseListItems = Pick<CoursesService, 'publishedListItems'>;
+
 interface Candidates {
   ids: number[];
   strong: Set<number>;
@@ -57,9 +59,9 @@ export class SearchEngine {
   private readonly lexical: LexicalSearch;
 
   constructor(
-    private readonly db: SearchSql,
+    private readonly db: Queryable,
     private readonly lexicon: SearchLexicon,
-    private readonly urls: CourseUrls,
+    private readonly courses: CourseListItems,
     private readonly rankers: SemanticRankers = {},
     private readonly logger?: SearchLogger,
   ) {
@@ -287,10 +289,9 @@ export class SearchEngine {
 
   private async hydrate(hits: RankedHit[]): Promise<SearchResultDto[]> {
     if (!hits.length) return [];
-    const items = await publishedListItems(
-      this.db,
+    const items = await this.courses.publishedListItems(
       hits.map((h) => h.id),
-      this.urls,
+      this.db,
     );
     return hits.flatMap((h) => {
       const item = items.get(h.id);

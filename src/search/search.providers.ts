@@ -1,6 +1,7 @@
 import { Logger, Provider } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { BoundedQueryable } from '../common/database';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { CoursesService } from '../courses/courses.service';
@@ -8,12 +9,14 @@ import { EmbeddingsClient } from './embeddings.client';
 import { SENTENCE_MODEL } from './encoder/sentence-model';
 import { SentenceRanker } from './encoder/sentence-ranker';
 import { SentenceVectorStore } from './encoder/vector-store';
-import { SearchDatabase } from './search-database';
+import { searchConnection } from './search-connection';
 import { SearchEngine } from './search-engine';
 import { SearchLexicon } from './search-lexicon';
 import { SemanticSearch } from './semantic-search';
 import { EmbeddedSemantic, preparingSql } from './semantic/embedded-semantic';
 
+/** Search's bounded connection to the app's pool (a BoundedQueryable: statement timeout and concurrency cap). */
+export const SEARCH_DB = Symbol('SEARCH_DB');
 /** The hosted model's client (SEARCH_EMBEDDINGS_URL), or undefined when none is configured. */
 export const EMBEDDINGS_CLIENT = Symbol('EMBEDDINGS_CLIENT');
 /** Ranking by the hosted model, or undefined. */
@@ -33,7 +36,7 @@ const DB = getDataSourceToken();
  */
 export const SEARCH_PROVIDERS: Provider[] = [
   { provide: SearchLexicon, useFactory: () => SearchLexicon.load() },
-  { provide: SearchDatabase, useFactory: (config: AppConfig) => new SearchDatabase(config.databaseUrl), inject: [APP_CONFIG] },
+  { provide: SEARCH_DB, useFactory: (db: DataSource) => searchConnection(db), inject: [DB] },
   { provide: SentenceVectorStore, useFactory: (db: DataSource) => new SentenceVectorStore(db, SENTENCE_MODEL), inject: [DB] },
   {
     provide: EMBEDDINGS_CLIENT,
@@ -48,9 +51,9 @@ export const SEARCH_PROVIDERS: Provider[] = [
   },
   {
     provide: EMBEDDED_SEMANTIC,
-    useFactory: (config: AppConfig, db: DataSource, searchDb: SearchDatabase, lexicon: SearchLexicon) =>
+    useFactory: (config: AppConfig, db: DataSource, searchDb: BoundedQueryable, lexicon: SearchLexicon) =>
       config.search.embeddedEngine ? new EmbeddedSemantic(preparingSql(db), searchDb, lexicon.stopwords, logger) : undefined,
-    inject: [APP_CONFIG, DB, SearchDatabase, SearchLexicon],
+    inject: [APP_CONFIG, DB, SEARCH_DB, SearchLexicon],
   },
   {
     provide: SENTENCE_RANKER,
@@ -60,13 +63,13 @@ export const SEARCH_PROVIDERS: Provider[] = [
   {
     provide: SearchEngine,
     useFactory: (
-      searchDb: SearchDatabase,
+      searchDb: BoundedQueryable,
       lexicon: SearchLexicon,
       courses: CoursesService,
       embedded?: EmbeddedSemantic,
       hosted?: SemanticSearch,
       encoder?: SentenceRanker,
-    ) => new SearchEngine(searchDb, lexicon, courses.urls, { embedded, hosted, encoder }, logger),
-    inject: [SearchDatabase, SearchLexicon, CoursesService, EMBEDDED_SEMANTIC, HOSTED_SEMANTIC, SENTENCE_RANKER],
+    ) => new SearchEngine(searchDb, lexicon, courses, { embedded, hosted, encoder }, logger),
+    inject: [SEARCH_DB, SearchLexicon, CoursesService, EMBEDDED_SEMANTIC, HOSTED_SEMANTIC, SENTENCE_RANKER],
   },
 ];

@@ -1,13 +1,15 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { BoundedQueryable } from '../common/database';
+import { CatalogueIndexes } from '../courses/catalogue/catalogue-indexes';
 import { RedisService } from '../redis/redis.service';
 import { SearchResponseDto } from './dto/search.dto';
-import { SearchDatabase } from './search-database';
 import { SearchEngine } from './search-engine';
+import { SEARCH_DOCUMENTS_INDEX } from './search.store';
 import { EmbeddedSemantic } from './semantic/embedded-semantic';
 import { SentenceRanker } from './encoder/sentence-ranker';
 import { EncoderIndexStatus, SentenceVectorStore } from './encoder/vector-store';
 import { CATALOGUE_CHANGED } from '../redis/channels';
-import { EMBEDDED_SEMANTIC, SENTENCE_RANKER } from './search.providers';
+import { EMBEDDED_SEMANTIC, SEARCH_DB, SENTENCE_RANKER } from './search.providers';
 
 /**
  * POST /api/search: lexical search fused with the embedded semantic engine (on by default, SEARCH_EMBEDDED_ENGINE),
@@ -15,21 +17,23 @@ import { EMBEDDED_SEMANTIC, SENTENCE_RANKER } from './search.providers';
  * SEARCH_EMBEDDINGS_URL is set.
  */
 @Injectable()
-export class SearchService implements OnModuleInit, OnApplicationShutdown {
+export class SearchService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(SearchService.name);
 
   constructor(
     private readonly engine: SearchEngine,
-    private readonly searchDb: SearchDatabase,
+    @Inject(SEARCH_DB) private readonly searchDb: BoundedQueryable,
     private readonly status: SentenceVectorStore,
     private readonly redis: RedisService,
     /** The embedded semantic engine, when on: its `ready` resolves once its first index is built. */
     @Inject(EMBEDDED_SEMANTIC) readonly embedded: EmbeddedSemantic | undefined,
     /** The sentence encoder, when on: its model loads and its course vectors are read in the background. */
     @Inject(SENTENCE_RANKER) readonly encoder: SentenceRanker | undefined,
+    private readonly catalogueIndexes: CatalogueIndexes,
   ) {}
 
   onModuleInit(): void {
+    this.catalogueIndexes.register(SEARCH_DOCUMENTS_INDEX);
     if (this.encoder) {
       this.encoder.start();
       this.redis.subscribe(CATALOGUE_CHANGED, () => void this.encoder!.refresh());
@@ -52,7 +56,8 @@ export class SearchService implements OnModuleInit, OnApplicationShutdown {
     return this.status.status();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** The engines' passes end first; then the connections search keeps go back to the pool while it is still open. */
+  async beforeApplicationShutdown(): Promise<void> {
     await Promise.all([this.encoder?.stop(), this.embedded?.stop()]);
     await this.searchDb.close();
   }

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
-import { sql, sqlOne } from '../common/database';
 import { EmbeddingsClient } from './embeddings.client';
+import { embeddingsOf, embeddingsStamp } from './search.store';
 
 // A query's embedding must come back within this, so that a search with a slow model still answers within 1.5 s.
 export const QUERY_EMBEDDING_TIMEOUT_MS = 1000;
@@ -80,19 +80,9 @@ export class SemanticSearch {
   }
 
   private async reload(): Promise<void> {
-    // An aggregate without GROUP BY: always one row, stamp text.
-    const { stamp } = (await sqlOne<{ stamp: string }>(
-      this.db,
-      `SELECT count(*) || ':' || coalesce(max(embedded_at)::text, '') AS stamp FROM search_documents WHERE embedding_model = $1`,
-      [this.client.model],
-    ))!;
+    const stamp = await embeddingsStamp(this.db, this.client.model);
     if (stamp === this.set.stamp) return;
-    // course_id int, embedding real[] (the driver answers an array of numbers).
-    const rows = await sql<{ course_id: number; embedding: number[] }>(
-      this.db,
-      `SELECT course_id, embedding FROM search_documents WHERE embedding_model = $1 AND embedding IS NOT NULL`,
-      [this.client.model],
-    );
+    const rows = await embeddingsOf(this.db, this.client.model);
     this.set = { stamp, ids: Int32Array.from(rows.map((r) => r.course_id)), vectors: rows.map((r) => normalise(r.embedding)) };
   }
 }

@@ -14,8 +14,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from '../../src/common/database';
 import { projectRoot } from '../../src/common/project-root';
-import { loadConfig } from '../../src/config/config';
-import { CourseUrls } from '../../src/courses/course-urls';
+import { AppConfig, loadConfig } from '../../src/config/config';
+import type { CatalogueCache } from '../../src/courses/catalogue-cache';
+import { CoursesRepository } from '../../src/courses/courses.repository';
+import { CoursesService } from '../../src/courses/courses.service';
 import { allCourseTexts } from '../../src/search/encoder/course-texts';
 import { encodePendingCourses } from '../../src/search/encoder/encode-courses';
 import { defaultEncoderThreads, EncoderPool } from '../../src/search/encoder/encoder-pool';
@@ -88,7 +90,8 @@ async function main(): Promise<void> {
       (await sql<{ id: number; source_key: string }>(db, `SELECT id, source_key FROM courses`)).map((r) => [r.id, r.source_key]),
     );
     const lexicon = SearchLexicon.load();
-    const urls = new CourseUrls('http://localhost');
+    // Results become list items as the API's do; the cache is never read here.
+    const courses = new CoursesService(new CoursesRepository(db), {} as CatalogueCache, { publicBaseUrl: 'http://localhost' } as AppConfig);
     const embedded = new EmbeddedSemantic(preparingSql(db), db, lexicon.stopwords);
     await embedded.refresh();
     const encoder = new SentenceRanker(db);
@@ -103,8 +106,8 @@ async function main(): Promise<void> {
       process.stdout.write(`embedded ${await embedPendingCourses(db, client)} courses with ${client.model}\n`);
       hosted = new SemanticSearch(db, client);
     }
-    const lexicalOnly = new SearchEngine(db, lexicon, urls);
-    const ours = new SearchEngine(db, lexicon, urls, { embedded, hosted, encoder });
+    const lexicalOnly = new SearchEngine(db, lexicon, courses);
+    const ours = new SearchEngine(db, lexicon, courses, { embedded, hosted, encoder });
     const bm25 = await buildBm25Baseline(db);
     const ids =
       (engine: SearchEngine): Ranker =>

@@ -6,6 +6,7 @@ import { dataSourceOptions, runMigrations } from '../../src/database/data-source
 import { dropDatabase, ensureDatabase } from '../../src/database/ensure-database';
 import { preparingSql } from '../../src/search/semantic/embedded-semantic';
 import { ensureWordVectors } from '../../src/search/semantic/word-vector-import';
+import { SEARCH_DOCUMENTS_INDEX } from '../../src/search/search.store';
 
 export interface ScratchCatalogue {
   url: string;
@@ -28,7 +29,7 @@ export async function createScratchCatalogue(label: string, options: { wordVecto
   await runMigrations(url);
   const db = new DataSource({ ...dataSourceOptions(url), extra: { max: 4 } });
   await db.initialize();
-  await CatalogueLoader.forDataSource(db, noCache).load();
+  await CatalogueLoader.forDataSource(db, noCache, [SEARCH_DOCUMENTS_INDEX]).load();
   if (options.wordVectors !== false) await ensureWordVectors(preparingSql(db));
   return {
     url,

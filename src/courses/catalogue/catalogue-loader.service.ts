@@ -5,6 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { projectRoot } from '../../common/project-root';
 import { CatalogueCache } from '../catalogue-cache';
 import { CoursesRepository } from '../courses.repository';
+import { CatalogueIndex, CatalogueIndexes } from './catalogue-indexes';
 import { CatalogueCourse, buildCatalogue, readCatalogueFiles } from './build-catalogue';
 
 export interface CatalogueLoadResult {
@@ -22,10 +23,6 @@ const LOAD_LOCK = 7_204_212;
 
 const tutorKey = (name: string, organisation: string | null) => `${name}\u0000${organisation ?? ''}`;
 
-// Search documents per statement: building them is the heavy part, and each statement must stay well within the
-// client's read timeout (REQUEST_TIMEOUT_MS) even on a busy machine.
-const REFRESH_BATCH = 100;
-
 function chunks<T>(items: T[], size = BATCH): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
@@ -42,11 +39,14 @@ export class CatalogueLoader {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly cache: CatalogueCache,
     private readonly repo: CoursesRepository,
+    private readonly indexes: CatalogueIndexes,
   ) {}
 
-  /** A loader outside the Nest application (search eval and benchmark scratch databases). */
-  static forDataSource(dataSource: DataSource, cache: CatalogueCache): CatalogueLoader {
-    return new CatalogueLoader(dataSource, cache, new CoursesRepository(dataSource));
+  /** A loader outside the Nest application (search eval and benchmark scratch databases), keeping these indexes in step. */
+  static forDataSource(dataSource: DataSource, cache: CatalogueCache, indexes: CatalogueIndex[] = []): CatalogueLoader {
+    const registry = new CatalogueIndexes();
+    for (const index of indexes) registry.register(index);
+    return new CatalogueLoader(dataSource, cache, new CoursesRepository(dataSource), registry);
   }
 
   load(dir?: string): Promise<CatalogueLoadResult> {
@@ -65,6 +65,7 @@ export class CatalogueLoader {
     const result = await this.dataSource.transaction(async (em) => {
       // A bulk load is not a request: no statement time limit, and the lock is polled rather than waited on in one statement.
       await this.repo.startBulkLoad(em);
+      for (const index of this.indexes.list()) await index.beforeBulkLoad(em);
       await this.repo.lockCatalogueLoad(em, LOAD_LOCK);
       // Checked again under the lock: another instance may have loaded meanwhile.
       if (onlyIfEmpty && (await this.repo.hasCourses(em))) return null;
@@ -89,7 +90,7 @@ export class CatalogueLoader {
       }
     }
     const topics = await this.upsertTopics(em, catalogue, courseIds);
-    await this.repo.searchRefresh(em, chunks([...courseIds.values()], REFRESH_BATCH));
+    for (const index of this.indexes.list()) await index.afterBulkLoad(em, [...courseIds.values()]);
     return { courses: catalogue.length, topics, tutors: tutorIds.size, created, updated: catalogue.length - created };
   }
 

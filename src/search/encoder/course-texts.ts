@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../../common/database';
-import { courseWordsPage, CourseWords } from '../../courses/course-list';
+import { courseWordsPage, CourseWords } from '../search.store';
 import { ENCODER, EncodedText } from '../ranking-weights';
 
 /** The texts of one course that the sentence encoder reads, with each text's md5 (its key in the vector store). */

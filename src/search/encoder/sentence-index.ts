@@ -1,6 +1,6 @@
 import type { Queryable } from '../../common/database';
-import { sqlOne } from '../../common/database';
 import { ENCODER } from '../ranking-weights';
+import { documentsStamp } from '../search.store';
 import { DotKernel } from '../semantic/dot-kernel';
 import { topScores } from '../semantic/embedded-semantic';
 import { allCourseTexts, CourseTexts } from './course-texts';
@@ -41,11 +41,7 @@ export class SentenceIndex {
 
   /** Reloads what changed; one call at a time (the caller serialises). */
   async refresh(): Promise<boolean> {
-    // An aggregate without GROUP BY: always one row, stamp text.
-    const { stamp } = (await sqlOne<{ stamp: string }>(
-      this.db,
-      `SELECT count(*) || ':' || coalesce(max(updated_at)::text, '') AS stamp FROM search_documents`,
-    ))!;
+    const stamp = await documentsStamp(this.db);
     const vectorStamp = await this.store.stamp();
     if (stamp === this.catalogueStamp && vectorStamp === this.vectorStamp) return false;
     if (stamp !== this.catalogueStamp) {

@@ -26,7 +26,6 @@ export class SentenceVectorStore implements VectorSink {
   async stored(hashes: string[]): Promise<Set<string>> {
     const found = new Set<string>();
     for (let i = 0; i < hashes.length; i += LOOKUP_CHUNK) {
-      // text_hash char(32).
       const rows = await sql<{ text_hash: string }>(
         this.db,
         `SELECT text_hash FROM search_sentence_vectors WHERE model = $1 AND text_hash = ANY($2::char(32)[])`,
@@ -41,7 +40,6 @@ export class SentenceVectorStore implements VectorSink {
   async load(hashes: string[]): Promise<Map<string, Float32Array>> {
     const out = new Map<string, Float32Array>();
     for (let i = 0; i < hashes.length; i += LOOKUP_CHUNK) {
-      // text_hash char(32), vector bytea (a Buffer).
       const rows = await sql<{ text_hash: string; vector: Buffer }>(
         this.db,
         `SELECT text_hash, vector FROM search_sentence_vectors WHERE model = $1 AND text_hash = ANY($2::char(32)[])`,
@@ -54,7 +52,6 @@ export class SentenceVectorStore implements VectorSink {
 
   /** Stores vectors; a text stored meanwhile (by another run) keeps its row. Returns how many were new. */
   async save(hashes: string[], vectors: Float32Array[]): Promise<number> {
-    // A count over the inserted rows: n int.
     const row = await sqlOne<{ n: number }>(
       this.db,
       `WITH ins AS (
@@ -69,18 +66,16 @@ export class SentenceVectorStore implements VectorSink {
 
   /** Changes whenever a vector of this model is added (or removed): the in-memory index reloads then. */
   async stamp(): Promise<string> {
-    // An aggregate without GROUP BY: always one row, stamp text.
     const row = await sqlOne<{ stamp: string }>(
       this.db,
       `SELECT count(*) || ':' || coalesce(max(created_at)::text, '') AS stamp FROM search_sentence_vectors WHERE model = $1`,
       [this.model],
     );
-    return row!.stamp;
+    return row?.stamp ?? '';
   }
 
   /** Removes vectors no course text uses any more, and every other model's. */
   async prune(keep: string[]): Promise<number> {
-    // A count over the deleted rows: n int.
     const row = await sqlOne<{ n: number }>(
       this.db,
       `WITH del AS (DELETE FROM search_sentence_vectors WHERE model <> $1 OR NOT (text_hash = ANY($2::char(32)[])) RETURNING 1)

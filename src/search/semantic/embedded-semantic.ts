@@ -1,9 +1,8 @@
 import { DataSource } from 'typeorm';
-import { sql, sqlOne } from '../../common/database';
+import { Queryable, sql } from '../../common/database';
 import { PeriodicTask } from '../../common/periodic-task';
-import { courseWordsPage } from '../../courses/course-list';
-import { COMMON_WORD_RANK } from '../lexical-search';
-import { SearchSql } from '../search-database';
+import { COMMON_WORD_RANK } from '../lexical-search.store';
+import { courseWordsPage, documentsStamp, wordVectorsOf } from '../search.store';
 import { words as wordsOf } from '../search-lexicon';
 import { CourseText, CourseVectorIndex, WordVector } from './course-vector-index';
 import { ExpandedBm25 } from './expanded-bm25';
@@ -12,22 +11,15 @@ import { fromBytes, yieldEvery } from './vectors';
 import { ensureWordVectors } from './word-vector-import';
 
 /** The database the engine prepares itself from (the app's own pool: imports and loads are slow by design). */
-export interface PreparingSql extends SearchSql {
-  transaction<T>(run: (tx: SearchSql) => Promise<T>): Promise<T>;
-}
-
-/** A row of search_word_vectors: word varchar(60), rank int, vector bytea (a Buffer). */
-interface WordVectorRow {
-  word: string;
-  rank: number;
-  vector: Buffer;
+export interface PreparingSql extends Queryable {
+  transaction<T>(run: (tx: Queryable) => Promise<T>): Promise<T>;
 }
 
 /** The app's DataSource as the engine's preparing database. */
 export function preparingSql(db: DataSource): PreparingSql {
   return {
-    query: (sql, params) => db.query(sql, params),
-    transaction: (run) => db.transaction((em) => run({ query: (sql, params) => em.query(sql, params) })),
+    query: (text, params) => sql(db, text, params),
+    transaction: (run) => db.transaction((em) => run(em)),
   };
 }
 
@@ -78,7 +70,7 @@ export class EmbeddedSemantic {
 
   constructor(
     private readonly db: PreparingSql,
-    private readonly searchDb: SearchSql,
+    private readonly searchDb: Queryable,
     stopwords: Set<string>,
     private readonly logger?: EngineLogger,
   ) {
@@ -133,11 +125,7 @@ export class EmbeddedSemantic {
   }
 
   private async rebuildIfChanged(): Promise<void> {
-    // An aggregate without GROUP BY: always one row, stamp text.
-    const { stamp } = (await sqlOne<{ stamp: string }>(
-      this.db,
-      `SELECT count(*) || ':' || coalesce(max(updated_at)::text, '') AS stamp FROM search_documents`,
-    ))!;
+    const stamp = await documentsStamp(this.db);
     if (stamp === this.stamp) return;
     // Read in pages, so that the texts of a large catalogue are never all held as one result.
     const courses: CourseText[] = [];
@@ -165,9 +153,10 @@ export class EmbeddedSemantic {
 
   private async loadWords(list: string[]): Promise<Map<string, WordVector>> {
     const out = new Map<string, WordVector>();
-    const rows = await sql<WordVectorRow>(this.db, `SELECT word, rank, vector FROM search_word_vectors WHERE word = ANY($1::varchar[])`, [
+    const rows = await wordVectorsOf(
+      this.db,
       list.filter((w) => w.length <= 60),
-    ]);
+    );
     for (const r of rows) out.set(r.word, { v: fromBytes(r.vector), rank: r.rank });
     return out;
   }
@@ -203,7 +192,7 @@ export class EmbeddedSemantic {
       else if (known === undefined) missing.push(w);
     }
     if (missing.length) {
-      const rows = await sql<WordVectorRow>(this.searchDb, `SELECT word, rank, vector FROM search_word_vectors WHERE word = ANY($1::varchar[])`, [missing]);
+      const rows = await wordVectorsOf(this.searchDb, missing);
       const got = new Map(rows.map((r) => [r.word, { v: fromBytes(r.vector), rank: r.rank }]));
       for (const w of missing) {
         if (this.queryWords.size >= QUERY_WORD_CACHE) this.queryWords.delete(this.queryWords.keys().next().value!);

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { SearchSql } from '../search-database';
+import type { Queryable } from '../../common/database';
+import { clearWordVectors, hasWordVectorSet, insertWordVectors, lockWordVectorImport, recordWordVectorSet } from '../search.store';
 import { DIMENSIONS } from './vectors';
 
 export { DIMENSIONS };
@@ -90,25 +91,20 @@ export async function readWordVectors(
  * 10 s on one core), under an advisory lock so concurrent instances wait for the first one. Returns the source.
  */
 export async function ensureWordVectors(
-  db: SearchSql & { transaction<T>(run: (tx: SearchSql) => Promise<T>): Promise<T> },
+  db: Queryable & { transaction<T>(run: (tx: Queryable) => Promise<T>): Promise<T> },
   source = installedWordVectors(),
 ): Promise<string> {
-  const done = async () => (await db.query(`SELECT 1 FROM search_word_vector_sets WHERE source = $1`, [source.source])).length > 0;
-  if (await done()) return source.source;
+  if (await hasWordVectorSet(db, source.source)) return source.source;
   await db.transaction(async (tx) => {
-    await tx.query(`SELECT pg_advisory_xact_lock($1)`, [IMPORT_LOCK]);
-    if ((await tx.query(`SELECT 1 FROM search_word_vector_sets WHERE source = $1`, [source.source])).length) return;
-    await tx.query(`TRUNCATE search_word_vectors`);
-    await tx.query(`DELETE FROM search_word_vector_sets`);
+    await lockWordVectorImport(tx, IMPORT_LOCK);
+    if (await hasWordVectorSet(tx, source.source)) return;
+    await clearWordVectors(tx);
     let words: string[] = [];
     let ranks: number[] = [];
     let vectors: Buffer[] = [];
     const flush = async () => {
       if (!words.length) return;
-      await tx.query(
-        `INSERT INTO search_word_vectors (word, rank, vector) SELECT * FROM unnest($1::varchar[], $2::int[], $3::bytea[]) ON CONFLICT (word) DO NOTHING`,
-        [words, ranks, vectors],
-      );
+      await insertWordVectors(tx, words, ranks, vectors);
       words = [];
       ranks = [];
       vectors = [];
@@ -120,7 +116,7 @@ export async function ensureWordVectors(
       if (words.length >= BATCH) await flush();
     });
     await flush();
-    await tx.query(`INSERT INTO search_word_vector_sets (source, words) VALUES ($1, $2)`, [source.source, count]);
+    await recordWordVectorSet(tx, source.source, count);
   });
   return source.source;
 }

@@ -8,10 +8,7 @@ import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { SendResult } from './webhook-sender';
 
-/**
- * id, body, event_type, status, subscription_id, subscription_status: varchar or text; attempts, retry_base: int;
- * next_attempt_at: timestamptz or null; url: varchar; secret_encrypted, secret_previous_encrypted: text (sealed).
- */
+/** A delivery with what sending it needs of its subscription (the secrets still sealed). */
 export interface DeliveryRow {
   id: string;
   body: string;
@@ -39,7 +36,7 @@ export interface AttemptRecord {
   requestHeaders: Record<string, string>;
 }
 
-/** A pending delivery past its due time (next_attempt_at, or created_at when never attempted): id varchar, due timestamptz. */
+/** A pending delivery past its due time (next_attempt_at, or created_at when never attempted). */
 export interface DueDelivery {
   id: string;
   due: Date;

@@ -1,6 +1,5 @@
-import { sql } from '../common/database';
+import { Queryable, sql } from '../common/database';
 import { Concept, SearchFilters, toTsQuery } from './query-parser';
-import { SearchSql } from './search-database';
 import { correctable } from './spelling';
 
 export interface RankedHit {
@@ -47,12 +46,11 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /**
  * Lexical ranking, typo correction and filter resolution, all in PostgreSQL (weighted tsvector, GIN and pg_trgm indexes).
  * These statements are search's own (search_heads, search_documents, search_vocabulary), and some join the courses
- * feature's courses and tutors tables on purpose: ordering by popularity, the title trigram index and the tutor-name
- * match happen in the same statement as the ranking, which is what keeps a search to a few round trips. They only
- * read those tables, never write them.
+ * feature's views of published courses and tutors on purpose: ordering by popularity, the title trigram index and the
+ * tutor-name match happen in the same statement as the ranking, which is what keeps a search to a few round trips.
  */
 export class LexicalSearch {
-  constructor(private readonly db: SearchSql) {}
+  constructor(private readonly db: Queryable) {}
 
   /**
    * Maps unknown words (neither in the catalogue nor common English; the first MAX_CORRECTED_WORDS of them) to the
@@ -64,7 +62,6 @@ export class LexicalSearch {
     const words = [...new Set(tokens.filter(correctable))].slice(0, MAX_CHECKED_WORDS);
     const byWord = new Map<string, CorrectionCandidate[]>();
     if (!words.length) return byWord;
-    // word, fix text; one_edit boolean; sim real (a number).
     const rows = await sql<{ word: string; fix: string; one_edit: boolean; sim: number }>(this.db, CORRECTIONS_SQL, [
       words,
       MAX_CORRECTED_WORDS,
@@ -87,7 +84,7 @@ export class LexicalSearch {
       `SELECT p.i::int AS i,
               coalesce(
                 (SELECT h.organisation FROM search_heads h WHERE h.published AND lower(h.organisation) ~ p.re GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1),
-                (SELECT t.name FROM tutors t WHERE lower(t.name) ~ p.re AND EXISTS (SELECT 1 FROM courses c WHERE c.tutor_id = t.id AND c.published) LIMIT 1)
+                (SELECT t.name FROM published_tutors t WHERE lower(t.name) ~ p.re LIMIT 1)
               ) AS name
          FROM unnest($1::text[]) WITH ORDINALITY AS p(re, i)
         ORDER BY p.i`,
@@ -109,7 +106,7 @@ export class LexicalSearch {
       params.push(depth);
       const rows = await sql<RankRow>(
         this.db,
-        `SELECT c.id, 0 AS score, count(*) OVER () AS total FROM search_heads h JOIN courses c ON c.id = h.course_id
+        `SELECT c.id, 0 AS score, count(*) OVER () AS total FROM search_heads h JOIN published_courses c ON c.id = h.course_id
           WHERE ${where} ORDER BY c.enrolled DESC, c.rating DESC, c.id LIMIT $${params.length}`,
         params,
       );
@@ -159,8 +156,8 @@ export class LexicalSearch {
     const rows = await sql<RankRow>(
       this.db,
       `SELECT c.id, word_similarity($${n - 1}, lower(c.title)) AS score, count(*) OVER () AS total
-         FROM courses c JOIN search_heads h ON h.course_id = c.id
-        WHERE $${n - 1} <% lower(c.title) AND c.published AND ${where} -- c.published: the trigram index is partial
+         FROM published_courses c JOIN search_heads h ON h.course_id = c.id
+        WHERE $${n - 1} <% lower(c.title) AND ${where} -- published_courses: the trigram index is partial, on published titles
         ORDER BY score DESC, c.enrolled DESC, c.id LIMIT $${n}`,
       params,
     );
@@ -211,7 +208,7 @@ const CORRECTIONS_SQL = `
 /**
  * Ranking over one vector column, on the narrow search_heads (facts filter and weigh the matches; the full
  * document, description included, is joined only for the recall fallback); the head rank orders both, so
- * description-only matches come after, by popularity. Only the best RERANK_DEPTH meet the courses table, for the
+ * description-only matches come after, by popularity. Only the best RERANK_DEPTH meet the published courses, for the
  * title trigram similarity (~10 µs a row) that re-orders them.
  */
 function rankSql(column: 'head' | 'document', match: 'any_q' | 'all_q', where: string, n: number): string {
@@ -228,7 +225,7 @@ function rankSql(column: 'head' | 'document', match: 'any_q' | 'all_q', where: s
         ORDER BY base DESC, h.course_id
         LIMIT GREATEST(${RERANK_DEPTH}, $${n}))
      SELECT r.id, r.base + 0.3 * word_similarity($${n - 1}, lower(c.title)) AS score, r.total
-       FROM ranked r JOIN courses c ON c.id = r.id ORDER BY score DESC, r.id LIMIT $${n}`;
+       FROM ranked r JOIN published_courses c ON c.id = r.id ORDER BY score DESC, r.id LIMIT $${n}`;
 }
 
 /** How many published courses pass the filters and name any concept outside their description. */
