@@ -33,6 +33,8 @@ export interface EncoderPoolOptions {
   nice?: number;
   /** Texts per model call; ENCODE_CHUNK unless told. */
   chunk?: number;
+  /** Threads that keep the process alive only while they have work (a process that is done exits without close()). */
+  unref?: boolean;
 }
 
 /**
@@ -46,6 +48,7 @@ export class EncoderPool {
   private nextId = 0;
   private readonly nice: number;
   private readonly chunk: number;
+  private readonly unref: boolean;
 
   constructor(
     readonly threads: number,
@@ -53,6 +56,7 @@ export class EncoderPool {
   ) {
     this.nice = options.nice ?? BACKGROUND_NICE;
     this.chunk = options.chunk ?? ENCODE_CHUNK;
+    this.unref = options.unref ?? false;
   }
 
   /** Vectors of `texts`, in order. */
@@ -92,6 +96,7 @@ export class EncoderPool {
         const p = slot.pending.get(msg.id);
         if (!p) return;
         slot.pending.delete(msg.id);
+        if (this.unref && !slot.pending.size) worker.unref();
         if (msg.error !== undefined) p.reject(new Error(`sentence encoder thread: ${msg.error}`));
         else p.resolve(msg.vectors ?? []);
       });
@@ -102,6 +107,8 @@ export class EncoderPool {
       };
       worker.on('error', failAll);
       worker.on('exit', (code) => failAll(new Error(`sentence encoder thread exited (${code})`)));
+      // After the listeners (adding a 'message' listener refs the worker again); send() refs it while it works.
+      if (this.unref) worker.unref();
       this.workers.push(slot);
     }
   }
@@ -110,6 +117,7 @@ export class EncoderPool {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       slot.pending.set(id, { resolve, reject });
+      if (this.unref) slot.worker.ref();
       slot.worker.postMessage({ id, texts });
     });
   }

@@ -32,8 +32,11 @@ export interface RankerLogger {
 export class SentenceRanker {
   readonly store: SentenceVectorStore;
   private readonly index: SentenceIndex;
-  /** One thread at the process's own priority (the background encoding threads run below it), one text per call. */
-  private readonly queries = new EncoderPool(1, { nice: 0, chunk: 1 });
+  /**
+   * One thread at the process's own priority (the background encoding threads run below it), one text per call; it
+   * does not keep a process alive that has forgotten to stop() the ranker (a script that is done).
+   */
+  private readonly queries = new EncoderPool(1, { nice: 0, chunk: 1, unref: true });
   private loaded = false;
   private loading?: Promise<void>;
   private refreshing?: Promise<void>;
