@@ -174,7 +174,7 @@ async function main(): Promise<void> {
   process.stderr.write(`service with the publisher and one probe: ${baseCpu.toFixed(1)} % of a core\n`);
 
   const header =
-    '| viewers | load (1 min) | join (s) | video Mbps | frames encoded | whole frames per viewer (median / min) | whole of frames seen (median) | viewers ≥ 99 % whole | relay probe decoded | service CPU (% of a core) | added per viewer | service RSS (MB) | per viewer | clients CPU (publisher + viewers) | relay-added p50 / p95 (ms) | direct p50 / p95 (ms) |';
+    '| viewers | load (1 min) | join (s) | video Mbps | frames encoded | whole frames per viewer (median / min) | whole of frames seen (median) | viewers ≥ 99 % whole | relay probe decoded | connected | service CPU (% of a core) | added per connected viewer | service RSS (MB) | per viewer | clients CPU (publisher + viewers) | relay-added p50 / p95 (ms) | direct p50 / p95 (ms) |';
   const rows = [header, `|${'---|'.repeat(header.split('|').length - 2)}`];
   let current = 0;
   for (const n of STEPS) {
@@ -246,7 +246,7 @@ async function main(): Promise<void> {
     const m = (k: string) => median(rounds.map((r) => r[k]));
     const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '–');
     rows.push(
-      `| ${n} | ${f(m('load'))} | ${f(joinSeconds)} | ${f(m('mbps'), 2)} | ${m('encoded')} | ${f(m('medianFrames'), 0)} / ${f(m('minFrames'), 0)} | ${f(m('delivered'))} % | ${m('atTarget')} of ${n} | ${m('probe')} | ${f(m('serviceCpu'), 0)} | ${f((m('serviceCpu') - baseCpu) / n, 2)} | ${f(m('serviceRss'), 0)} | ${f(m('rssPerViewer'), 2)} | ${f(m('publisherCpu'), 0)} + ${f(m('viewersCpu'), 0)} | ${f(m('relayP50'))} / ${f(m('relayP95'))} | ${f(m('directP50'))} / ${f(m('directP95'))} |`,
+      `| ${n} | ${f(m('load'))} | ${f(joinSeconds)} | ${f(m('mbps'), 2)} | ${m('encoded')} | ${f(m('medianFrames'), 0)} / ${f(m('minFrames'), 0)} | ${f(m('delivered'))} % | ${m('atTarget')} of ${n} | ${m('probe')} | ${m('connected')} | ${f(m('serviceCpu'), 0)} | ${f((m('serviceCpu') - baseCpu) / m('connected'), 2)} | ${f(m('serviceRss'), 0)} | ${f(m('rssPerViewer'), 2)} | ${f(m('publisherCpu'), 0)} + ${f(m('viewersCpu'), 0)} | ${f(m('relayP50'))} / ${f(m('relayP95'))} | ${f(m('directP50'))} / ${f(m('directP95'))} |`,
     );
     process.stderr.write(`${rows.at(-1)}\n`);
   }
