@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { MediaStreamTrack, RTCPeerConnection, RTCRtpReceiver, RTCRtpSender, RtpPacket, Vp8RtpPayload } from 'werift';
+import { MediaStreamTrack, RTCPeerConnection, RTCRtpReceiver, RTCRtpSender, RtpHeader, RtpPacket, Vp8RtpPayload } from 'werift';
 
 export type MediaKind = 'audio' | 'video';
 const KINDS: MediaKind[] = ['audio', 'video'];
 
 /** How often the publisher is asked for a key frame while a viewer still waits for one. */
 const KEY_FRAME_RETRY_MS = 1000;
-/** Viewers' own picture-loss reports are passed on at most this often. */
+/** Key frame requests reach the publisher at most this often: joiners and viewers' own picture-loss reports within it share one. */
 const PLI_MIN_INTERVAL_MS = 300;
 
 export interface MediaSession {
@@ -51,8 +51,8 @@ export const newSessionId = (): string => randomBytes(16).toString('base64url');
 
 /**
  * One webinar's selective forwarding unit: at most one publisher, any number of viewers. Every RTP packet of the
- * publisher is serialised once and handed to each connected viewer's sender as bytes (werift parses its own copy
- * per sender, so the viewers' header rewrites never interfere). Nothing is decoded or stored.
+ * publisher goes to each connected viewer's sender with a header of its own over the shared payload (each sender
+ * rewrites the header it is given and keeps the packet for retransmissions). Nothing is decoded or stored.
  */
 export class MediaRoom {
   private publisher: { session: MediaSession; receivers: Partial<Record<MediaKind, { receiver: RTCRtpReceiver; track: MediaStreamTrack }>> } | null = null;
@@ -60,10 +60,9 @@ export class MediaRoom {
   private readonly clocks: Record<MediaKind, OutputClock> = { audio: new OutputClock(), video: new OutputClock() };
   private keyFrameTimer: NodeJS.Timeout | null = null;
   private lastPli = 0;
-  /** Counters for the metrics and the benchmark. */
+  private pliPending: NodeJS.Timeout | null = null;
+  /** Counters for the metrics. */
   readonly stats = { packetsIn: 0, packetsOut: 0 };
-  /** Set by the benchmark: called with the milliseconds from a packet's arrival to its hand-over to each viewer's socket. */
-  latencyProbe: ((ms: number) => void) | null = null;
 
   constructor(
     readonly webinarId: string,
@@ -117,7 +116,7 @@ export class MediaRoom {
     this.viewers.set(session.id, state);
     this.watchConnection(session);
     session.pc.connectionStateChange.subscribe((s) => {
-      if (s === 'connected') this.requestKeyFrame(true);
+      if (s === 'connected') this.requestKeyFrame(false);
     });
     this.ensureKeyFrameTimer();
   }
@@ -134,7 +133,9 @@ export class MediaRoom {
 
   async closeAll(): Promise<void> {
     if (this.keyFrameTimer) clearInterval(this.keyFrameTimer);
+    if (this.pliPending) clearTimeout(this.pliPending);
     this.keyFrameTimer = null;
+    this.pliPending = null;
     await Promise.all(this.sessions().map((s) => this.close(s.id)));
   }
 
@@ -148,8 +149,7 @@ export class MediaRoom {
     this.stats.packetsIn++;
     this.clocks[kind].apply(packet, kind === 'video' ? 3000 : 960);
     const keyFrame = kind === 'video' && isVp8KeyFrameStart(packet);
-    const bytes = packet.serialize();
-    const arrived = this.latencyProbe ? performance.now() : 0;
+    const { header, payload } = packet;
     for (const viewer of this.viewers.values()) {
       const sender = viewer.senders[kind];
       if (!sender || viewer.session.pc.connectionState !== 'connected') continue;
@@ -159,14 +159,9 @@ export class MediaRoom {
         else if (viewer.waitingForKeyFrame) continue;
       }
       this.stats.packetsOut++;
-      const sent = sender.sendRtp(bytes);
-      const probe = this.latencyProbe;
-      if (probe)
-        sent.then(
-          () => probe(performance.now() - arrived),
-          () => undefined,
-        );
-      else sent.catch(() => undefined);
+      // The publisher's header extensions are left out: their ids were negotiated with the publisher, not this viewer,
+      // whose sender adds the ones it negotiated.
+      sender.sendRtp(new RtpPacket(new RtpHeader({ ...header, extension: false, extensions: [] }), payload)).catch(() => undefined);
     }
   }
 
@@ -178,13 +173,26 @@ export class MediaRoom {
     this.keyFrameTimer.unref();
   }
 
-  /** RTCP PLI to the publisher's video source. */
+  /**
+   * RTCP PLI to the publisher's video source: at once when forced (a new publisher, the retry timer) or when none
+   * went out within PLI_MIN_INTERVAL_MS, otherwise once at the end of that interval for every request made within it,
+   * so a burst of joiners costs the publisher one key frame, not one each.
+   */
   private requestKeyFrame(force: boolean): void {
+    const wait = this.lastPli + PLI_MIN_INTERVAL_MS - Date.now();
+    if (!force && wait > 0) {
+      if (!this.pliPending) {
+        this.pliPending = setTimeout(() => {
+          this.pliPending = null;
+          this.requestKeyFrame(true);
+        }, wait);
+        this.pliPending.unref();
+      }
+      return;
+    }
     const video = this.publisher?.receivers.video;
     if (!video) return;
-    const now = Date.now();
-    if (!force && now - this.lastPli < PLI_MIN_INTERVAL_MS) return;
-    this.lastPli = now;
+    this.lastPli = Date.now();
     if (video.track.ssrc !== undefined) video.receiver.sendRtcpPLI(video.track.ssrc).catch(() => undefined);
   }
 }

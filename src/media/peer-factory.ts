@@ -29,6 +29,9 @@ export class PeerFactory {
   create(): RTCPeerConnection {
     return new RTCPeerConnection({
       codecs: CODECS,
+      // The relay announces its own (or the configured public) address and never needs STUN or TURN itself; werift's
+      // default STUN server would cost every session a DNS lookup and, offline, the whole gathering timeout.
+      iceServers: [],
       iceUseIpv6: false,
       icePortRange: this.media.udpPorts,
       ...(this.bindOnly ? { iceInterfaceAddresses: { udp4: this.bindOnly }, iceAdditionalHostAddresses: [this.bindOnly] } : {}),
