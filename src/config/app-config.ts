@@ -68,6 +68,8 @@ export interface AppConfig {
     internalUrl?: string;
     /** WEBRTC_ICE_SERVERS: STUN/TURN servers handed to the pages (RTCIceServer objects). */
     iceServers: Array<{ urls: string | string[]; username?: string; credential?: string }>;
+    /** MEDIA_MAX_VIEWERS: viewer sessions this process's relay carries at once, across its webinars; beyond, WHEP answers 503. */
+    maxViewers: number;
   };
   limits: {
     /** Self-service registrations per client IP per hour (5 by default: enough for a person, too few for a script). */

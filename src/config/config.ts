@@ -212,7 +212,9 @@ function iceServers(env: Env): AppConfig['media']['iceServers'] {
 
 function mediaConfig(env: Env): AppConfig['media'] {
   const internalUrl = env.MEDIA_INTERNAL_URL?.trim() ? url(env, 'MEDIA_INTERNAL_URL', undefined, ['http:', 'https:']).trim().replace(/\/+$/, '') : undefined;
-  return { publicIp: mediaPublicIp(env), udpPorts: mediaUdpPorts(env), internalUrl, iceServers: iceServers(env) };
+  // 120: one relay process's event loop carried 100 viewers of a 1 Mbps stream whole and stalled for everyone at 200 (bench:media).
+  const maxViewers = int(env, 'MEDIA_MAX_VIEWERS', 120, 1, 100_000);
+  return { publicIp: mediaPublicIp(env), udpPorts: mediaUdpPorts(env), internalUrl, iceServers: iceServers(env), maxViewers };
 }
 
 export function loadConfig(env: Env = process.env): AppConfig {

@@ -32,9 +32,11 @@ export class MediaRelay implements OnApplicationShutdown {
   private readonly peers: PeerFactory;
   private readonly closedListeners: SessionListener[] = [];
   private readonly joins = new JoinGate(JOIN_SLOTS, JOIN_MAX_WAIT_MS, JOIN_HOLD_MS);
+  private readonly maxViewers: number;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.peers = new PeerFactory(config.media);
+    this.maxViewers = config.media.maxViewers;
   }
 
   onSessionClosed(listener: SessionListener): void {
@@ -58,7 +60,16 @@ export class MediaRelay implements OnApplicationShutdown {
     return this.negotiate(room, session, offer);
   }
 
+  /**
+   * Adds a viewer. Past MEDIA_MAX_VIEWERS the newcomer gets 503 with Retry-After: an overloaded event loop would stop
+   * the stream for every viewer already watching, not only for the newest.
+   */
   async play(webinarId: string, offer: string, userId: number | null): Promise<OpenedSession> {
+    if (this.viewerCount() >= this.maxViewers) {
+      throw new DomainError('service_unavailable', undefined, 'This live stream has as many viewers as this server can carry. Retry shortly.', {
+        'Retry-After': '5',
+      });
+    }
     const release = await this.joins.enter();
     const room = this.roomFor(webinarId);
     const session: MediaSession = { id: newSessionId(), role: 'viewer', etag: newSessionId(), pc: this.peers.create(), viewer: { userId } };
@@ -71,6 +82,13 @@ export class MediaRelay implements OnApplicationShutdown {
       release();
       throw e;
     }
+  }
+
+  /** Viewer sessions across this process's webinars. */
+  viewerCount(): number {
+    let count = 0;
+    for (const room of this.rooms.values()) count += room.viewerCount;
+    return count;
   }
 
   /** Closes one session of a webinar; false when it is not (or no longer) here. */

@@ -126,7 +126,7 @@ export class SignallingController {
   @ApiOperation({
     summary: 'Play the webinar’s audio and video (WHEP)',
     description:
-      'WHEP with the attendee’s personal token (`a` of their `join_url`) as bearer token; a public webinar plays without one. Playing before the host publishes succeeds: media starts when the host does.',
+      'WHEP with the attendee’s personal token (`a` of their `join_url`) as bearer token; a public webinar plays without one. Playing before the host publishes succeeds: media starts when the host does. When the instance carrying the webinar already has as many viewers as it can carry (`MEDIA_MAX_VIEWERS`), 503 `service_unavailable` with `Retry-After`; the viewers already watching are not affected.',
   })
   @ApiParam({ name: 'id', description: 'The webinar id (`wbn_…`).' })
   @ApiHeader(BEARER)
@@ -134,7 +134,7 @@ export class SignallingController {
   @ApiBody(SDP_BODY)
   @ApiProduces(SDP_TYPE)
   @ApiResponse(ANSWER)
-  @ApiErrors('validation_failed', 'missing_token', 'invalid_token', 'webinar_not_found', 'webinar_ended')
+  @ApiErrors('validation_failed', 'missing_token', 'invalid_token', 'webinar_not_found', 'webinar_ended', 'service_unavailable')
   async play(
     @Param('id', webinarId) id: string,
     @Headers('authorization') authorization: string | undefined,

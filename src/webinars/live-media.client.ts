@@ -29,7 +29,7 @@ export const MEDIA_CLIENT = `
         return fetch(url, { method: 'POST', headers: h, body: p.localDescription.sdp });
       })
       .then(function (r) {
-        if (r.status !== 201) return r.json().then(function (b) { var e = new Error(b.error ? b.error.message : 'HTTP ' + r.status); e.code = b.error && b.error.code; throw e; });
+        if (r.status !== 201) return r.json().then(function (b) { var e = new Error(b.error ? b.error.message : 'HTTP ' + r.status); e.code = b.error && b.error.code; e.retryAfter = Number(r.headers.get('Retry-After')) || 0; throw e; });
         session = r.headers.get('Location');
         return r.text().then(function (sdp) { return p.setRemoteDescription({ type: 'answer', sdp: sdp }); });
       });
@@ -76,8 +76,9 @@ export const MEDIA_CLIENT = `
       if (pc) { pc.close(); pc = null; }
       if (e.code === 'missing_token' || e.code === 'invalid_token') { note('Open your personal link to watch this webinar.'); return; }
       if (e.code === 'webinar_ended') return;
-      note('Reconnecting…');
-      setTimeout(play, RECONNECT_MS);
+      // A relay carrying all the viewers it can says when to come back (503 with Retry-After).
+      note(e.code === 'service_unavailable' ? 'This stream has all the viewers it can take right now. Trying again…' : 'Reconnecting…');
+      setTimeout(play, e.retryAfter ? e.retryAfter * 1000 : RECONNECT_MS);
     });
   }
   function reconnect() {

@@ -168,3 +168,39 @@ describe('WHIP publish and WHEP play (Node clients, as OBS or GStreamer)', () =>
     await waitFor('frames on the anonymous viewer', () => viewer.frames >= 10);
   });
 });
+
+describe('what one relay carries (MEDIA_MAX_VIEWERS)', () => {
+  let small: TestApp;
+  beforeAll(async () => {
+    small = await startApp({ MEDIA_PUBLIC_IP: '127.0.0.1', MEDIA_MAX_VIEWERS: '2' });
+  });
+  afterAll(async () => {
+    await small?.close();
+  });
+
+  it('refuses a viewer past the cap with 503 and Retry-After, while those watching keep their picture', async () => {
+    const q = await createPartner(small, { plan: 'enterprise' });
+    const w = await createWebinar(q, { is_public: true });
+    const whep = `${small.baseUrl}/live/${w.webinar_id}/whep`;
+    const publisher = track(new NodePublisher());
+    expect((await publisher.publish(`${small.baseUrl}/live/${w.webinar_id}/whip`, hostTokenOf(w))).status).toBe(201);
+    const [first, second] = [track(new NodeViewer()), track(new NodeViewer())];
+    expect((await first.play(whep)).status).toBe(201);
+    expect((await second.play(whep)).status).toBe(201);
+
+    const third = await signal(whep, await offerOnly());
+    expect(third.status).toBe(503);
+    expect(third.retryAfter).toBe('5');
+    expect((JSON.parse(third.body) as ErrorBody).error.code).toBe('service_unavailable');
+
+    const before = first.frames;
+    await waitFor('frames still reaching the first viewer', () => first.frames >= before + 10);
+    // A viewer leaving frees its place.
+    const location = second.result!.location!;
+    const left = await fetch(`${small.baseUrl}${location}`, { method: 'DELETE' });
+    await left.arrayBuffer();
+    expect(left.status).toBe(200);
+    const again = track(new NodeViewer());
+    expect((await again.play(whep)).status).toBe(201);
+  });
+});

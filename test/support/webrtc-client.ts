@@ -8,6 +8,7 @@ export interface SignallingResult {
   location: string | null;
   etag: string | null;
   contentType: string | null;
+  retryAfter: string | null;
   body: string;
 }
 
@@ -23,6 +24,7 @@ export async function signal(url: string, sdp: string, token?: string): Promise<
     location: res.headers.get('location'),
     etag: res.headers.get('etag'),
     contentType: res.headers.get('content-type'),
+    retryAfter: res.headers.get('retry-after'),
     body: await res.text(),
   };
 }

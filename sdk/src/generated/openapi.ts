@@ -1130,7 +1130,7 @@ export interface paths {
         put?: never;
         /**
          * Play the webinar’s audio and video (WHEP)
-         * @description WHEP with the attendee’s personal token (`a` of their `join_url`) as bearer token; a public webinar plays without one. Playing before the host publishes succeeds: media starts when the host does.
+         * @description WHEP with the attendee’s personal token (`a` of their `join_url`) as bearer token; a public webinar plays without one. Playing before the host publishes succeeds: media starts when the host does. When the instance carrying the webinar already has as many viewers as it can carry (`MEDIA_MAX_VIEWERS`), 503 `service_unavailable` with `Retry-After`; the viewers already watching are not affected.
          */
         post: operations["Signalling_play"];
         delete?: never;
@@ -11974,7 +11974,17 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            /** @description `service_unavailable`: The service is temporarily unavailable. Retry shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Signalling_stopPublishing: {
