@@ -3,13 +3,11 @@ import { Inject, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Job, Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
-import { errorMessage } from '../common/error-message';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
-import { CATALOGUE_CHANGED } from '../redis/channels';
-import { QueueProcessor } from '../redis/queue-processor';
 import { SEARCH_ENCODER_QUEUE } from '../redis/queues';
 import { RedisService } from '../redis/redis.service';
+import { CatalogueJobProcessor } from './catalogue-job.processor';
 import { allCourseTexts } from './encoder/course-texts';
 import { encodePendingCourses } from './encoder/encode-courses';
 import { EncoderPool } from './encoder/encoder-pool';
@@ -17,8 +15,6 @@ import { SentenceVectorStore } from './encoder/vector-store';
 import { documentsStamp } from './search.store';
 
 export const ENCODE_COURSES_JOB = 'encode-pending-courses';
-// Catches changes written without a notification (e.g. direct SQL).
-const SWEEP_EVERY_MS = 5 * 60_000;
 
 /**
  * Background encoding of course texts with the sentence encoder (registered only when SEARCH_SENTENCE_ENCODER is on):
@@ -27,39 +23,20 @@ const SWEEP_EVERY_MS = 5 * 60_000;
  * end with the run, and runs again when the catalogue changed while it worked.
  */
 @Processor(SEARCH_ENCODER_QUEUE, { autorun: false, concurrency: 1, lockDuration: 60_000 })
-export class SearchEncoderProcessor extends QueueProcessor {
+export class SearchEncoderProcessor extends CatalogueJobProcessor {
   protected readonly logger = new Logger(SearchEncoderProcessor.name);
+  protected readonly jobName = ENCODE_COURSES_JOB;
+  protected readonly what = 'course encoding';
   private pool?: EncoderPool;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectDataSource() private readonly db: DataSource,
-    @InjectQueue(SEARCH_ENCODER_QUEUE) private readonly queue: Queue,
+    @InjectQueue(SEARCH_ENCODER_QUEUE) queue: Queue,
     private readonly store: SentenceVectorStore,
-    private readonly redis: RedisService,
+    redis: RedisService,
   ) {
-    super();
-    this.queue.on('error', () => undefined); // each add reports its own failure
-  }
-
-  async onApplicationBootstrap(): Promise<void> {
-    this.startWorker();
-    await this.queue
-      .upsertJobScheduler('search-encoder-sweep', { every: SWEEP_EVERY_MS }, { name: ENCODE_COURSES_JOB })
-      .catch((e: unknown) => this.logger.warn(`could not schedule course encoding: ${errorMessage(e)}`));
-    this.redis.subscribe(CATALOGUE_CHANGED, () => void this.enqueue());
-    await this.enqueue();
-  }
-
-  /** Asks for a run; harmless while one is already waiting. */
-  async enqueue(): Promise<void> {
-    await this.queue
-      .add(
-        ENCODE_COURSES_JOB,
-        {},
-        { jobId: ENCODE_COURSES_JOB, attempts: 5, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: true, removeOnFail: true },
-      )
-      .catch((e: unknown) => this.logger.warn(`could not enqueue course encoding: ${errorMessage(e)}`));
+    super(queue, redis);
   }
 
   process(): Promise<{ encoded: number }> {
