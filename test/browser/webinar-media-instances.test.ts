@@ -1,5 +1,5 @@
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
-import { chromiumPath } from '../support/chromium';
+import { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchWithFakeMedia } from '../support/chromium';
 import { startApp, TestApp } from '../support/app';
 import { createPartner, CreatedPartner } from '../support/factories';
 import { killAll, ServiceProcess, startApiProcess } from '../support/processes';
@@ -20,18 +20,7 @@ beforeAll(async () => {
   p = await createPartner(t, { plan: 'enterprise' });
   const env = { RUN_WORKER: 'false', REDIS_PREFIX: `${process.env.REDIS_PREFIX}-pages`, MEDIA_PUBLIC_IP: '127.0.0.1' };
   procs.push(...(await Promise.all([startApiProcess('pages-a', env, 90_000), startApiProcess('pages-b', env, 90_000)])));
-  browser = await chromium.launch({
-    executablePath: chromiumPath(),
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--use-fake-device-for-media-stream',
-      '--use-fake-ui-for-media-stream',
-      '--autoplay-policy=no-user-gesture-required',
-    ],
-  });
+  browser = await launchWithFakeMedia();
 });
 
 afterAll(async () => {

@@ -1,8 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromiumPath, servePublicBaseFrom } from '../support/chromium';
-import { Browser, chromium, Page } from 'playwright-core';
+import { launchWithFakeMedia, servePublicBaseFrom } from '../support/chromium';
+import { Browser, Page } from 'playwright-core';
 import { MediaRelay } from '../../src/media/media-relay.service';
 import { startApp, TestApp } from '../support/app';
 import { createPartner, CreatedPartner } from '../support/factories';
@@ -23,19 +23,7 @@ let browser: Browser;
 beforeAll(async () => {
   t = await startApp({ MEDIA_PUBLIC_IP: '127.0.0.1' });
   p = await createPartner(t, { plan: 'enterprise' });
-  browser = await chromium.launch({
-    executablePath: chromiumPath(),
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      // Chromium's own synthetic camera (a moving test pattern), microphone (a beep) and screen, granted without a prompt.
-      '--use-fake-device-for-media-stream',
-      '--use-fake-ui-for-media-stream',
-      '--autoplay-policy=no-user-gesture-required',
-    ],
-  });
+  browser = await launchWithFakeMedia();
 });
 afterAll(async () => {
   await browser?.close();

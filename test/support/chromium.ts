@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import type { APIResponse, BrowserContext } from 'playwright-core';
+import { chromium, type APIResponse, type Browser, type BrowserContext } from 'playwright-core';
 
 /** The Chromium the browser tests drive (`npm test`'s pretest step makes sure there is one): CHROMIUM_PATH or the first on PATH. */
 export function chromiumPath(): string {
@@ -33,5 +33,21 @@ export async function servePublicBaseFrom(context: BrowserContext, publicBase: s
     await route.fulfill({ response }).catch((error: unknown) => {
       if (!closing(error)) throw error;
     });
+  });
+}
+
+/** Chromium with its own synthetic camera (a moving test pattern), microphone (a beep) and screen, granted without a prompt. */
+export function launchWithFakeMedia(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: chromiumPath(),
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--use-fake-device-for-media-stream',
+      '--use-fake-ui-for-media-stream',
+      '--autoplay-policy=no-user-gesture-required',
+    ],
   });
 }
