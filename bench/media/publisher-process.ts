@@ -8,29 +8,12 @@
  * direct), in one run.
  */
 import wrtc, { MediaStreamTrack } from '@roamhq/wrtc';
-import { signal } from '../../test/support/webrtc-client';
+import { gatheredOffer, signal } from '../../test/support/webrtc-client';
 
 const { RTCPeerConnection } = wrtc;
 const { RTCVideoSource, RTCVideoSink, RTCAudioSource } = wrtc.nonstandard;
-type PC = InstanceType<typeof RTCPeerConnection>;
 
 const BLOCKS = 16;
-
-async function gathered(pc: PC): Promise<string> {
-  await pc.setLocalDescription(await pc.createOffer());
-  if (pc.iceGatheringState !== 'complete') {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, 2000);
-      pc.addEventListener('icegatheringstatechange', () => {
-        if (pc.iceGatheringState === 'complete') {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-    });
-  }
-  return pc.localDescription!.sdp;
-}
 
 /** Reads the frame number `start` draws back from a decoded I420 frame (luma first), at whatever size the encoder chose. */
 function frameNumber(frame: { width: number; height: number; data: Uint8Array }): number {
@@ -151,11 +134,11 @@ type Msg =
 process.on('message', (msg: Msg) => {
   void (async () => {
     if (msg.kind === 'publish') {
-      const res = await signal(msg.whip, await gathered(publisher), msg.token);
+      const res = await signal(msg.whip, await gatheredOffer(publisher), msg.token);
       if (res.status !== 201) throw new Error(`WHIP answered ${res.status}: ${res.body}`);
       await publisher.setRemoteDescription({ type: 'answer', sdp: capBitrate(res.body, msg.bitrate) });
       // The sending side offers: an answerer would not reuse a transceiver made by addTransceiver (JSEP).
-      await directProbe.pc.setRemoteDescription({ type: 'offer', sdp: await gathered(direct) });
+      await directProbe.pc.setRemoteDescription({ type: 'offer', sdp: await gatheredOffer(direct) });
       await directProbe.pc.setLocalDescription(await directProbe.pc.createAnswer());
       await direct.setRemoteDescription({ type: 'answer', sdp: capBitrate(directProbe.pc.localDescription!.sdp, msg.bitrate) });
       start(msg.width, msg.height, msg.fps);
@@ -165,7 +148,7 @@ process.on('message', (msg: Msg) => {
       // A fresh relay probe per step: it joins last, so it sits at the end of the relay's fan-out (its worst place).
       relayProbe?.close();
       relayProbe = new Probe(sentAt, true);
-      const res = await signal(msg.whep, await gathered(relayProbe.pc));
+      const res = await signal(msg.whep, await gatheredOffer(relayProbe.pc));
       if (res.status !== 201) throw new Error(`WHEP answered ${res.status}: ${res.body}`);
       await relayProbe.pc.setRemoteDescription({ type: 'answer', sdp: res.body });
       return process.send!({ id: msg.id });

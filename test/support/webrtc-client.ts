@@ -29,7 +29,8 @@ export async function signal(url: string, sdp: string, token?: string): Promise<
   };
 }
 
-async function gatheredOffer(pc: InstanceType<typeof RTCPeerConnection>): Promise<string> {
+/** Sets a fresh offer as the local description and waits (at most 2 s) for its ICE candidates: no trickle, as OBS sends it. */
+export async function gatheredOffer(pc: InstanceType<typeof RTCPeerConnection>): Promise<string> {
   await pc.setLocalDescription(await pc.createOffer());
   if (pc.iceGatheringState !== 'complete') {
     await new Promise<void>((resolve) => {
