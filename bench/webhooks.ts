@@ -99,10 +99,10 @@ async function main(): Promise<void> {
   const runner = app.get(TransactionRunner);
   // Stage marks around the path's own methods (a timestamp each; the calls themselves are unchanged).
   const fanOut = app.get(WebhookFanOut);
-  const dispatch = fanOut.dispatch.bind(fanOut);
-  fanOut.dispatch = (events) => {
+  const deliver = fanOut.deliver.bind(fanOut);
+  fanOut.deliver = (events) => {
     for (const e of events) mark((e.payload as { external_user_id: string }).external_user_id, 'fan-out');
-    return dispatch(events);
+    return deliver(events);
   };
   const queue = app.get(WebhookQueue);
   const enqueue = queue.enqueue.bind(queue);

@@ -14,13 +14,17 @@ export const FAN_OUT_RETRY_DELAYS_MS = [100, 400, 1500, 4000];
 
 /**
  * Small on purpose: after a commit it only fans out and enqueues; the relay covers a crash, or a fan-out whose retries
- * all failed. Events committed while a fan-out is running go out together in the next one (three statements per batch,
- * not per event); an event committed when nothing is running goes out at once.
+ * all failed. Events committed while a fan-out is running go out together in the next one (its statements and enqueue
+ * are per batch, not per event); an event committed when nothing is running goes out at once.
+ *
+ * Marking events dispatched is a commit of its own (a WAL flush) that no delivery waits for, so it runs outside the
+ * fan-out's batches, which then take the next events one flush sooner; marks that come together go out as one.
  */
 @Injectable()
 export class WebhookEventsListener implements BeforeApplicationShutdown {
   private readonly logger = new Logger(WebhookEventsListener.name);
   private readonly batches = new Batcher<DomainEvent, void>((events) => this.dispatch(events), { maxBatch: 500, maxInFlight: 2 });
+  private readonly marks = new Batcher<string, void>((ids) => this.markDispatched(ids), { maxBatch: 5000, maxInFlight: 1 });
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly retries = new Set<NodeJS.Timeout>();
   private stopping = false;
@@ -40,7 +44,8 @@ export class WebhookEventsListener implements BeforeApplicationShutdown {
     this.stopping = true;
     for (const timer of this.retries) clearTimeout(timer);
     this.retries.clear();
-    await Promise.allSettled([...this.inFlight]);
+    // A fan-out that finishes meanwhile adds its marks: wait for those too.
+    while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
   }
 
   private track(call: Promise<unknown>): void {
@@ -51,11 +56,26 @@ export class WebhookEventsListener implements BeforeApplicationShutdown {
   /** Never rejects: a failed fan-out is tried again shortly, outside the batch (which frees its slot for new events). */
   private async dispatch(events: DomainEvent[], retry = 0): Promise<void[]> {
     try {
-      await this.fanOut.dispatch(events);
+      await this.fanOut.deliver(events);
     } catch (err) {
       this.retryLater(events, retry, err);
+      return events.map(() => undefined);
     }
+    for (const event of events) this.track(this.marks.call(event.id));
     return events.map(() => undefined);
+  }
+
+  /**
+   * Never rejects. A mark that failed leaves its events to the relay, which finds their deliveries made and enqueued
+   * already: it only enqueues again the ones still pending (same job ids) and marks the events.
+   */
+  private async markDispatched(ids: string[]): Promise<void[]> {
+    try {
+      await this.fanOut.markDispatched(ids);
+    } catch (err) {
+      this.logger.warn({ err: errorMessage(err), events: ids.length }, 'Marking webhook events dispatched failed; left to the outbox relay');
+    }
+    return ids.map(() => undefined);
   }
 
   private retryLater(events: DomainEvent[], retry: number, err: unknown): void {

@@ -17,11 +17,24 @@ export class WebhookFanOut {
     private readonly outbox: OutboxService,
   ) {}
 
-  /** The in-process path after commit. If anything fails the events stay undispatched and the relay retries them. */
+  /** Delivers and marks the events dispatched. If anything fails the events stay undispatched and the relay retries them. */
   async dispatch(events: DomainEvent[]): Promise<void> {
+    await this.deliver(events);
+    await this.markDispatched(events.map((e) => e.id));
+  }
+
+  /**
+   * The part of dispatching a delivery waits for: its row, then its job. Until markDispatched the events stay
+   * undispatched, so a crash in between leaves them to the relay, which finds the deliveries already made.
+   */
+  async deliver(events: DomainEvent[]): Promise<void> {
     const pending = await this.createDeliveries(events);
     await this.queue.enqueue(pending);
-    await this.outbox.markDispatched(events.map((e) => e.id));
+  }
+
+  /** Called once the events' deliveries are enqueued (deliver), never before. */
+  markDispatched(eventIds: string[]): Promise<void> {
+    return this.outbox.markDispatched(eventIds);
   }
 
   /**
