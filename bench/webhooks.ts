@@ -5,8 +5,9 @@
  *   3. beside it, a plain loop of undici POSTs of the same size to the same receiver, at the worker's concurrency;
  *   2 and 3 alternate BENCH_ROUNDS times and the medians are reported.
  * API, worker, receiver and load all run in this one process, against a throw-away database and Redis prefix. For 1 it
- * also prints where the time goes (commit, fan-out start, enqueued, job start, receipt: each from the event's start)
- * and the process's CPU per event. bench/webhooks-api.js measures the same path from outside, through HTTP.
+ * also prints where the time goes (commit, fan-out start, delivery rows inserted, enqueued, job start, receipt: each
+ * from the event's start), the steps the slowest 1 % spent their time in, the event loop's delay and GC pauses, the
+ * fan-out's batches, and the process's CPU per event. bench/webhooks-api.js measures the same path from outside, through HTTP.
  *
  * The embedded search engine is off (BENCH_SEARCH_ENGINE=true keeps it, and waits for its index before measuring): on
  * the fresh database it imports 200,000 word vectors, 10 s or more of this process's main thread, which a running
@@ -18,7 +19,7 @@
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
-import { performance } from 'node:perf_hooks';
+import { constants as perfConstants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { DataSource } from 'typeorm';
 import { Agent, request } from 'undici';
 import { createApp } from '../src/app.factory';
@@ -100,9 +101,25 @@ async function main(): Promise<void> {
   // Stage marks around the path's own methods (a timestamp each; the calls themselves are unchanged).
   const fanOut = app.get(WebhookFanOut);
   const deliver = fanOut.deliver.bind(fanOut);
-  fanOut.deliver = (events) => {
+  // The fan-out's batches and their time (each holds one of the fan-out's slots), and its statements marking events dispatched.
+  const fanOutCalls = { batches: 0, batch_ms: 0, marks: 0 };
+  fanOut.deliver = async (events) => {
     for (const e of events) mark((e.payload as { external_user_id: string }).external_user_id, 'fan-out');
-    return deliver(events);
+    const started = performance.now();
+    await deliver(events);
+    fanOutCalls.batches++;
+    fanOutCalls.batch_ms += performance.now() - started;
+  };
+  const markDispatched = fanOut.markDispatched.bind(fanOut);
+  fanOut.markDispatched = (ids) => {
+    fanOutCalls.marks++;
+    return markDispatched(ids);
+  };
+  const createDeliveries = fanOut.createDeliveries.bind(fanOut);
+  fanOut.createDeliveries = async (events) => {
+    const ids = await createDeliveries(events);
+    for (const id of ids) mark(id, 'inserted');
+    return ids;
   };
   const queue = app.get(WebhookQueue);
   const enqueue = queue.enqueue.bind(queue);
@@ -168,6 +185,22 @@ async function main(): Promise<void> {
 
   // 1. Latency at 200 events/s.
   const latencyKeys = Array.from({ length: LATENCY_EVENTS }, (_, i) => `lat-${i}`);
+  // What stalls the whole process (GC pauses, long synchronous work) shows in the event loop's delay; the rest of a
+  // stage's time is waiting on PostgreSQL or Redis.
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  const gcPauses: Array<{ kind: string; ms: number }> = [];
+  const GC_KINDS: Record<number, string> = {
+    [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+    [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+    [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+    [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak_callbacks',
+  };
+  const gcObserver = new PerformanceObserver((list) =>
+    list.getEntries().forEach((e) => gcPauses.push({ kind: GC_KINDS[(e as unknown as { detail: { kind: number } }).detail.kind] ?? 'other', ms: e.duration })),
+  );
+  gcObserver.observe({ entryTypes: ['gc'] });
+  loopDelay.enable();
+  Object.assign(fanOutCalls, { batches: 0, batch_ms: 0, marks: 0 });
   const cpuBefore = process.cpuUsage();
   const start = performance.now();
   const inflight: Promise<void>[] = [];
@@ -180,17 +213,29 @@ async function main(): Promise<void> {
   await Promise.all(inflight);
   await waitAll(latencyKeys, 60_000);
   const cpu = process.cpuUsage(cpuBefore);
+  const latencyFanOut = { ...fanOutCalls };
+  loopDelay.disable();
+  gcObserver.disconnect();
+  const STAGES = ['commit', 'fan-out', 'inserted', 'enqueued', 'job', 'receipt'];
+  const stageAt = (k: string, stage: string) =>
+    (stage === 'receipt' ? received.get(k) : (stages.get(k)?.[stage] ?? stages.get(deliveryOf.get(k)!)?.[stage])) ?? NaN;
   const stageMs: Record<string, Record<string, number>> = {};
-  for (const stage of ['commit', 'fan-out', 'enqueued', 'job', 'receipt']) {
+  for (const stage of STAGES) {
     const xs = latencyKeys
-      .map((k) => {
-        const at = stage === 'receipt' ? received.get(k) : (stages.get(k)?.[stage] ?? stages.get(deliveryOf.get(k)!)?.[stage]);
-        return at === undefined ? undefined : at - sent.get(k)!;
-      })
-      .filter((x): x is number => x !== undefined)
+      .map((k) => stageAt(k, stage) - sent.get(k)!)
+      .filter((x) => !Number.isNaN(x))
       .sort((a, b) => a - b);
     stageMs[stage] = { p50: +percentile(xs, 50).toFixed(1), p99: +percentile(xs, 99).toFixed(1) };
   }
+  // Where the slowest 1 % of events spent their time: the mean of each step (previous stage to this one) over them.
+  const slowest = [...latencyKeys]
+    .sort((a, b) => received.get(b)! - sent.get(b)! - (received.get(a)! - sent.get(a)!))
+    .slice(0, Math.max(1, LATENCY_EVENTS / 100));
+  const slowestSteps: Record<string, number> = {};
+  STAGES.forEach((stage, i) => {
+    const steps = slowest.map((k) => stageAt(k, stage) - (i ? stageAt(k, STAGES[i - 1]) : sent.get(k)!)).filter((x) => !Number.isNaN(x));
+    slowestSteps[stage] = +(steps.reduce((a, b) => a + b, 0) / (steps.length || 1)).toFixed(1);
+  });
   const latencies = latencyKeys.map((k) => received.get(k)! - sent.get(k)!).sort((a, b) => a - b);
 
   // 2 and 3, interleaved ROUNDS times (the machine's noise moves both alike), medians reported:
@@ -243,6 +288,23 @@ async function main(): Promise<void> {
       max: +latencies[latencies.length - 1].toFixed(1),
     },
     latency_stages_ms_from_start: stageMs,
+    latency_slowest_1pct_steps_ms: slowestSteps,
+    latency_event_loop_delay_ms: {
+      p50: +(loopDelay.percentile(50) / 1e6).toFixed(1),
+      p99: +(loopDelay.percentile(99) / 1e6).toFixed(1),
+      max: +(loopDelay.max / 1e6).toFixed(1),
+    },
+    latency_gc_pauses: Object.fromEntries(
+      [...new Set(gcPauses.map((g) => g.kind))].map((kind) => {
+        const ms = gcPauses.filter((g) => g.kind === kind).map((g) => g.ms);
+        return [kind, { count: ms.length, total_ms: +ms.reduce((a, b) => a + b, 0).toFixed(1), max_ms: +Math.max(...ms).toFixed(1) }];
+      }),
+    ),
+    latency_fan_out: {
+      batches: latencyFanOut.batches,
+      mean_batch_ms: +(latencyFanOut.batch_ms / (latencyFanOut.batches || 1)).toFixed(1),
+      mark_statements: latencyFanOut.marks,
+    },
     latency_cpu_ms_per_event: +((cpu.user + cpu.system) / 1000 / LATENCY_EVENTS).toFixed(2),
     throughput_events: THROUGHPUT_EVENTS,
     rounds: ROUNDS,
