@@ -39,7 +39,8 @@ export function applyIdempotencyToWrites(app: INestApplication): void {
         if (Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
         if (!WRITE_METHODS.has(Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod)) continue;
         const interceptors = (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? [];
-        // Outermost, as the global interceptor was; once per class however many applications are built.
+        // First of the method's own interceptors (a class's, like @RawResponse's marker, only mark the response); added
+        // once per class however many applications are built.
         if (!interceptors.includes(forRoute)) Reflect.defineMetadata(INTERCEPTORS_METADATA, [forRoute, ...interceptors], handler);
       }
     }
