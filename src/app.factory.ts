@@ -1,19 +1,19 @@
 import { RequestMethod } from '@nestjs/common';
 import corsMiddleware from 'cors';
 import type { NextFunction, Request, Response } from 'express';
-import { NestFactory, Reflector } from '@nestjs/core';
+import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { ADMIN_QUEUES_PATH, AdminQueuesBoard } from './admin-queues/admin-queues.board';
 import { AppModule } from './app.module';
 import { answerClientErrorsWithEnvelope } from './common/client-error';
 import { DrainingExpressAdapter } from './common/draining-express-adapter';
-import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { requestLifecycle } from './common/request-lifecycle';
 import { AllExceptionsFilter } from './common/http-exception.filter';
 import { jsonBodyMiddleware } from './common/json-body.middleware';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/config';
 import { warnAboutDevelopmentDefaults } from './config/development-defaults';
+import { applyIdempotencyToWrites } from './idempotency/idempotent-writes';
 import { HttpMetrics } from './metrics/http-metrics';
 import { MetricsService } from './metrics/metrics.service';
 import { CorsOrigins } from './partners/cors-origins';
@@ -74,7 +74,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   const errors = new AllExceptionsFilter(app.get(MetricsService));
   app.useGlobalFilters(errors);
   app.useGlobalPipes(createValidationPipe());
-  app.useGlobalInterceptors(new EnvelopeInterceptor(app.get(Reflector)));
+  // The success envelope is the adapter's (DrainingExpressAdapter.reply); Idempotency-Key is honoured on POST routes.
+  applyIdempotencyToWrites(app);
   const origins = app.get(CorsOrigins);
   const corsHandler = corsMiddleware({
     origin: (origin, callback) => {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { base62Encode, randomChars } from '../common/ids';
 import type { Mode } from '../common/scope';
@@ -36,5 +36,6 @@ export function parseApiKey(raw: string | undefined): ParsedKey | null {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  // One-shot: no Hash object per keyed request.
+  return hash('sha256', key, 'hex');
 }

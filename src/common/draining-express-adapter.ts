@@ -1,6 +1,7 @@
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Express, NextFunction, Request, Response } from 'express';
 import type { Server } from 'node:http';
+import { envelopeOf } from './envelope.interceptor';
 
 /** How long in-flight requests get to finish once shutdown starts; stragglers are then cut. */
 export const DRAIN_TIMEOUT_MS = 10_000;
@@ -24,6 +25,11 @@ export class DrainingExpressAdapter extends ExpressAdapter {
       if (this.draining) res.setHeader('Connection', 'close');
       next();
     });
+  }
+
+  /** Every handler's return value goes out in the success envelope (see envelopeOf). */
+  override reply(response: Response, body: unknown, statusCode?: number): unknown {
+    return super.reply(response, envelopeOf(response.req, response, body), statusCode);
   }
 
   /**

@@ -105,6 +105,8 @@ export async function jsonBody(req: Request, res: Response, next: NextFunction):
  */
 export function jsonBodyMiddleware(filter: ExceptionFilter) {
   return (req: Request, res: Response, next: NextFunction): void => {
+    // Reads skip the async function: its promises (and their async hooks, for the request context) cost every GET.
+    if (!BODY_METHODS.has(req.method)) return next();
     jsonBody(req, res, next).catch((err: unknown) => {
       filter.catch(err, new ExecutionContextHost([req, res, next]));
     });

@@ -2,6 +2,7 @@ import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } fr
 import type { Response } from 'express';
 import { catchError, concatMap, from, Observable, of, throwError } from 'rxjs';
 import type { AuthedRequest } from '../auth/auth-context';
+import { sendAsIs, sentBodyOf } from '../common/envelope.interceptor';
 import { renderError } from '../common/error-response';
 import { DomainError } from '../common/errors';
 import { requestIdOf } from '../common/request-id';
@@ -58,6 +59,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (start.kind === 'refuse') return throwError(() => start.error);
     res.status(start.status);
     res.setHeader('Idempotent-Replayed', 'true');
+    // The stored body is the one first sent, envelope included.
+    sendAsIs(res);
     return of(start.body);
   }
 
@@ -96,7 +99,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
       .run(() => next.handle())
       .pipe(
         // Answered 503 by the deadline meanwhile, the response still stores the route's status for the retries.
-        concatMap((body: unknown) => from(this.settle(ctx, (res.locals.statusBeforeDeadline as number | undefined) ?? res.statusCode, body).then(() => body))),
+        concatMap((body: unknown) =>
+          from(this.settle(ctx, (res.locals.statusBeforeDeadline as number | undefined) ?? res.statusCode, sentBodyOf(res, body)).then(() => body)),
+        ),
         catchError((err: unknown) => {
           // Another request with this key committed while this one ran: answer what it answered (or 409 meanwhile).
           if (err instanceof IdempotencyKeyTaken) {

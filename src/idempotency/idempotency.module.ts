@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyRecords } from './idempotency-records';
 import { IdempotencyRepository } from './idempotency.repository';
@@ -7,16 +6,9 @@ import { IdempotencyStore } from './idempotency.store';
 import { IdempotencySubscriber } from './idempotency.subscriber';
 import { ResponseBox } from './response-box';
 
-/** The Idempotency-Key interceptor for every route, its Redis fast path and its PostgreSQL record. */
+/** The Idempotency-Key interceptor (put on every POST route by applyIdempotencyToWrites), its Redis fast path and its PostgreSQL record. */
 @Module({
-  providers: [
-    IdempotencyStore,
-    IdempotencyRecords,
-    IdempotencyRepository,
-    IdempotencySubscriber,
-    ResponseBox,
-    { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
-  ],
+  providers: [IdempotencyStore, IdempotencyRecords, IdempotencyRepository, IdempotencySubscriber, ResponseBox, IdempotencyInterceptor],
   exports: [IdempotencyRecords],
 })
 export class IdempotencyModule {}
