@@ -104,10 +104,14 @@ export class LexicalSearch {
     const where = filterSql(filters, params);
     if (!concepts.length) {
       params.push(depth);
+      // The filters pick the courses first (through their indexes), then those are read by id: as a plain join the
+      // planner walked all courses by popularity and probed each one's facts, since count(*) OVER () reads every
+      // match whatever the LIMIT (at 20,000 courses, "courses from Harvard" took 280 ms instead of 3-20 ms).
       const rows = await sql<RankRow>(
         this.db,
-        `SELECT c.id, 0 AS score, count(*) OVER () AS total FROM search_heads h JOIN published_courses c ON c.id = h.course_id
-          WHERE ${where} ORDER BY c.enrolled DESC, c.rating DESC, c.id LIMIT $${params.length}`,
+        `SELECT c.id, 0 AS score, count(*) OVER () AS total FROM published_courses c
+          WHERE c.id = ANY(ARRAY(SELECT h.course_id FROM search_heads h WHERE ${where}))
+          ORDER BY c.enrolled DESC, c.rating DESC, c.id LIMIT $${params.length}`,
         params,
       );
       return page(rows);
