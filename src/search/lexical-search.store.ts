@@ -104,10 +104,14 @@ export class LexicalSearch {
     const where = filterSql(filters, params);
     if (!concepts.length) {
       params.push(depth);
+      // The filters pick the courses first (through their indexes), then those are read by id: as a plain join the
+      // planner walked all courses by popularity and probed each one's facts, since count(*) OVER () reads every
+      // match whatever the LIMIT (at 20,000 courses, "courses from Harvard" took 280 ms instead of 3-20 ms).
       const rows = await sql<RankRow>(
         this.db,
-        `SELECT c.id, 0 AS score, count(*) OVER () AS total FROM search_heads h JOIN published_courses c ON c.id = h.course_id
-          WHERE ${where} ORDER BY c.enrolled DESC, c.rating DESC, c.id LIMIT $${params.length}`,
+        `SELECT c.id, 0 AS score, count(*) OVER () AS total FROM published_courses c
+          WHERE c.id = ANY(ARRAY(SELECT h.course_id FROM search_heads h WHERE ${where}))
+          ORDER BY c.enrolled DESC, c.rating DESC, c.id LIMIT $${params.length}`,
         params,
       );
       return page(rows);
@@ -234,6 +238,45 @@ function countSql(where: string, n: number): string {
 }
 
 /** SQL conditions on h = search_heads (its copy of the course facts) for published courses passing the filters; pushes its parameters. */
+/** What a search filters a published course on (search_heads' facts). */
+export interface CourseFacts {
+  id: number;
+  level: string;
+  category_key: string;
+  credit_cost: number;
+  duration_minutes: number;
+  organisation: string | null;
+  tutor_name: string;
+}
+
+const FACT_COLUMNS = 'level, category_key, credit_cost, duration_minutes, organisation, tutor_name';
+
+/** The facts of every published course. */
+export function publishedCourseFacts(db: Queryable): Promise<CourseFacts[]> {
+  return sql<CourseFacts>(db, `SELECT course_id AS id, ${FACT_COLUMNS} FROM search_heads WHERE published`);
+}
+
+/** Changes whenever a course is published, unpublished or a fact of a published one changes (one pass over the narrow table). */
+export async function courseFactsStamp(db: Queryable): Promise<string> {
+  const [row] = await sql<{ stamp: string }>(
+    db,
+    `SELECT count(*) || ':' || coalesce(sum(hashtextextended(concat_ws('|', course_id, ${FACT_COLUMNS}), 0)), 0) AS stamp
+       FROM search_heads WHERE published`,
+  );
+  return row?.stamp ?? '';
+}
+
+/** Whether a published course passes the filters: filterSql's conditions, in memory. */
+export function passesFilters(c: CourseFacts, filters: SearchFilters): boolean {
+  if (filters.level && c.level !== filters.level) return false;
+  if (filters.category && c.category_key !== filters.category.toLowerCase()) return false;
+  if (filters.maxCreditCost !== undefined && !(c.credit_cost <= filters.maxCreditCost)) return false;
+  if (filters.maxDurationHours !== undefined && !(c.duration_minutes <= filters.maxDurationHours * 60)) return false;
+  if (filters.organisation && c.organisation !== filters.organisation && c.tutor_name !== filters.organisation) return false;
+  return true;
+}
+
+// passesFilters mirrors it: a condition added here is added there.
 function filterSql(filters: SearchFilters, params: unknown[]): string {
   const where = ['h.published'];
   const add = (sql: (p: string) => string, value: unknown) => {

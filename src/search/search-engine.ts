@@ -5,6 +5,7 @@ import { CorrectionCandidate, LexicalSearch, RankedHit } from './lexical-search.
 import { buildConcepts, extractFilters, SearchFilters } from './query-parser';
 import { weightedRankFusion } from './rank-fusion';
 import { ENCODER, FUSION, SPELLING } from './ranking-weights';
+import type { SearchFacts } from './search-facts';
 import { SearchLexicon, words } from './search-lexicon';
 import { correctable, typingSlips } from './spelling';
 import { EmbeddedSemantic } from './semantic/embedded-semantic';
@@ -64,6 +65,8 @@ export class SearchEngine {
     private readonly courses: CourseListItems,
     private readonly rankers: SemanticRankers = {},
     private readonly logger?: SearchLogger,
+    /** The published courses' filter facts in memory, when kept: semantic candidates are then filtered without SQL. */
+    private readonly facts?: SearchFacts,
   ) {
     this.lexical = new LexicalSearch(db);
   }
@@ -166,11 +169,11 @@ export class SearchEngine {
     }
   }
 
-  /** Each candidate list restricted to published courses passing the filters (one statement for all lists). */
+  /** Each candidate list restricted to published courses passing the filters (in memory, or one statement for all lists). */
   private async applyFilters(lists: Array<Candidates | null>, filters: SearchFilters): Promise<number[][]> {
     const all = [...new Set(lists.flatMap((l) => l?.ids ?? []))];
     if (!all.length) return lists.map(() => []);
-    const allowed = await this.lexical.filterIds(all, filters);
+    const allowed = this.facts?.filter(all, filters) ?? (await this.lexical.filterIds(all, filters));
     return lists.map((l) => (l?.ids ?? []).filter((id) => allowed.has(id)).slice(0, FUSION_DEPTH));
   }
 

@@ -11,6 +11,7 @@ import { SentenceRanker } from './encoder/sentence-ranker';
 import { SentenceVectorStore } from './encoder/vector-store';
 import { searchConnection } from './search-connection';
 import { SearchEngine } from './search-engine';
+import { SearchFacts } from './search-facts';
 import { SearchLexicon } from './search-lexicon';
 import { SemanticSearch } from './semantic-search';
 import { EmbeddedSemantic, preparingSql } from './semantic/embedded-semantic';
@@ -25,6 +26,8 @@ export const HOSTED_SEMANTIC = Symbol('HOSTED_SEMANTIC');
 export const EMBEDDED_SEMANTIC = Symbol('EMBEDDED_SEMANTIC');
 /** The sentence encoder's ranker (SEARCH_SENTENCE_ENCODER), or undefined when off. */
 export const SENTENCE_RANKER = Symbol('SENTENCE_RANKER');
+/** The published courses' filter facts in memory (when an embedded engine is on), or undefined. */
+export const SEARCH_FACTS = Symbol('SEARCH_FACTS');
 
 // The engines log under the service's name, as the searches they serve do.
 const logger = new Logger('SearchService');
@@ -61,6 +64,12 @@ export const SEARCH_PROVIDERS: Provider[] = [
     inject: [APP_CONFIG, DB],
   },
   {
+    provide: SEARCH_FACTS,
+    useFactory: (config: AppConfig, searchDb: BoundedQueryable) =>
+      config.search.embeddedEngine || config.search.sentenceEncoder ? new SearchFacts(searchDb) : undefined,
+    inject: [APP_CONFIG, SEARCH_DB],
+  },
+  {
     provide: SearchEngine,
     useFactory: (
       searchDb: BoundedQueryable,
@@ -69,7 +78,8 @@ export const SEARCH_PROVIDERS: Provider[] = [
       embedded?: EmbeddedSemantic,
       hosted?: SemanticSearch,
       encoder?: SentenceRanker,
-    ) => new SearchEngine(searchDb, lexicon, courses, { embedded, hosted, encoder }, logger),
-    inject: [SEARCH_DB, SearchLexicon, CoursesService, EMBEDDED_SEMANTIC, HOSTED_SEMANTIC, SENTENCE_RANKER],
+      facts?: SearchFacts,
+    ) => new SearchEngine(searchDb, lexicon, courses, { embedded, hosted, encoder }, logger, facts),
+    inject: [SEARCH_DB, SearchLexicon, CoursesService, EMBEDDED_SEMANTIC, HOSTED_SEMANTIC, SENTENCE_RANKER, SEARCH_FACTS],
   },
 ];

@@ -9,7 +9,8 @@ import { EmbeddedSemantic } from './semantic/embedded-semantic';
 import { SentenceRanker } from './encoder/sentence-ranker';
 import { EncoderIndexStatus, SentenceVectorStore } from './encoder/vector-store';
 import { CATALOGUE_CHANGED } from '../redis/channels';
-import { EMBEDDED_SEMANTIC, SEARCH_DB, SENTENCE_RANKER } from './search.providers';
+import { SearchFacts } from './search-facts';
+import { EMBEDDED_SEMANTIC, SEARCH_DB, SEARCH_FACTS, SENTENCE_RANKER } from './search.providers';
 
 /**
  * POST /api/search: lexical search fused with the embedded semantic engine (on by default, SEARCH_EMBEDDED_ENGINE),
@@ -30,10 +31,18 @@ export class SearchService implements OnModuleInit, BeforeApplicationShutdown {
     /** The sentence encoder, when on: its model loads and its course vectors are read in the background. */
     @Inject(SENTENCE_RANKER) readonly encoder: SentenceRanker | undefined,
     private readonly catalogueIndexes: CatalogueIndexes,
+    @Inject(SEARCH_FACTS) private readonly facts: SearchFacts | undefined,
   ) {}
 
   onModuleInit(): void {
     this.catalogueIndexes.register(SEARCH_DOCUMENTS_INDEX);
+    if (this.facts) {
+      this.facts.start();
+      this.redis.subscribe(
+        CATALOGUE_CHANGED,
+        () => void this.facts!.refresh().catch((e) => this.logger.warn(`search facts not reloaded: ${(e as Error).message}`)),
+      );
+    }
     if (this.encoder) {
       this.encoder.start();
       this.redis.subscribe(CATALOGUE_CHANGED, () => void this.encoder!.refresh());
@@ -58,7 +67,7 @@ export class SearchService implements OnModuleInit, BeforeApplicationShutdown {
 
   /** The engines' passes end first; then the connections search keeps go back to the pool while it is still open. */
   async beforeApplicationShutdown(): Promise<void> {
-    await Promise.all([this.encoder?.stop(), this.embedded?.stop()]);
+    await Promise.all([this.encoder?.stop(), this.embedded?.stop(), this.facts?.stop()]);
     await this.searchDb.close();
   }
 }

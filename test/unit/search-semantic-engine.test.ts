@@ -146,6 +146,27 @@ describe('the best courses of a ranking', () => {
     expect(topScores(scores, 10, 0.2)).toEqual([1, 3, 5, 2, 6]);
     expect(topScores(scores, 10, 0.95)).toEqual([]);
   });
+
+  it('are those of a full sort, on many scores with ties, for any k and floor', () => {
+    let x = 7;
+    // Scores on a coarse grid, so that many tie.
+    const scores = Float32Array.from({ length: 5000 }, () => ((x = (x * 1103515245 + 12345) % 2 ** 31) % 200) / 100 - 1);
+    const positions = [...scores.keys()];
+    for (const [k, floor] of [
+      [0, -Infinity],
+      [1, -Infinity],
+      [300, 0.1],
+      [1000, -Infinity],
+      [5000, 0.5],
+      [9000, -2],
+    ]) {
+      const want = positions
+        .filter((c) => scores[c] >= floor)
+        .sort((a, b) => scores[b] - scores[a] || a - b)
+        .slice(0, k);
+      expect(topScores(scores, k, floor)).toEqual(want);
+    }
+  });
 });
 
 describe('weighted reciprocal rank fusion', () => {

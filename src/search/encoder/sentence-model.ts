@@ -22,13 +22,83 @@ export interface SentenceModel {
 export async function loadSentenceModel(): Promise<SentenceModel> {
   const model = await initModel(modelSource);
   splitAttentionHeads();
-  return {
-    async encode(texts: string[]): Promise<Float32Array[]> {
-      if (!texts.length) return [];
-      const rows = await model.embed(texts);
-      return rows.map(unit);
-    },
+  const graph = model.model as unknown as StaticGraph;
+  const nodes = graph.executor?.graph?.nodes ?? {};
+  if (![KEPT_ROWS, TOKEN_CELLS, TOKEN_POSITIONS].every((n) => n in nodes)) {
+    return { encode: async (texts) => (texts.length ? (await model.embed(texts)).map(unit) : []) };
+  }
+  const tokenize = (text: string) => model.tokenizer.encode(text);
+  return { encode: (texts) => Promise.resolve(texts.length ? encodeStatically(graph, texts.map(tokenize)) : []) };
+}
+
+// The graph's two dynamic ops ('Where') keep TensorFlow.js on its asynchronous executor, which walks all 317 nodes
+// afresh on every call. Feeding what they compute (from the token counts alone) leaves a static graph that runs
+// synchronously in an order compiled once: the same vectors, bit for bit, for about a fifth less CPU per query.
+const GRAPH = 'module_apply_default/Encoder_en/KonaTransformer/';
+/** Which (text, position) pairs fit within the model's MAX_TOKENS (the input rows kept, in input order). */
+const KEPT_ROWS = `${GRAPH}ClipToMaxLength/Reshape`;
+/** The (text, position) cells of the padded token matrix that hold a token, row by row. */
+const TOKEN_CELLS = `${GRAPH}Encode/TransformerStack/Layer_1/TransformerLayer/FFN/StoreMask/ToInt32`;
+/** Those cells' positions. */
+const TOKEN_POSITIONS = `${GRAPH}Encode/TransformerStack/Layer_0/AddTimingSignal/strided_slice_2`;
+/** The model reads at most this many tokens of a text (its ClipToMaxLength constant). */
+const MAX_TOKENS = 128;
+
+interface Tensor {
+  dataSync(): Float32Array;
+  dispose(): void;
+}
+interface StaticGraph {
+  executor?: { graph?: { nodes?: Record<string, unknown> } };
+  execute(inputs: Record<string, Tensor>): Tensor;
+}
+const tensors = core as unknown as {
+  tensor1d(values: Int32Array, dtype: 'int32'): Tensor;
+  tensor2d(values: Int32Array, shape: [number, number], dtype: 'int32'): Tensor;
+};
+
+/** The graph run on the tokens of each text, with the dynamic ops' results computed here; unit vectors in input order. */
+export function encodeStatically(graph: StaticGraph, tokens: number[][]): Float32Array[] {
+  const count = tokens.reduce((n, t) => n + t.length, 0);
+  const kept = tokens.reduce((n, t) => n + Math.min(t.length, MAX_TOKENS), 0);
+  const indices = new Int32Array(count * 2);
+  const values = new Int32Array(count);
+  const keptRows = new Int32Array(kept);
+  const cells = new Int32Array(kept * 2);
+  const positions = new Int32Array(kept);
+  let row = 0;
+  let k = 0;
+  tokens.forEach((text, b) => {
+    text.forEach((id, t) => {
+      indices[row * 2] = b;
+      indices[row * 2 + 1] = t;
+      values[row] = id;
+      if (t < MAX_TOKENS) {
+        keptRows[k] = row;
+        cells[k * 2] = b;
+        cells[k * 2 + 1] = t;
+        positions[k] = t;
+        k++;
+      }
+      row++;
+    });
+  });
+  const inputs = {
+    indices: tensors.tensor2d(indices, [count, 2], 'int32'),
+    values: tensors.tensor1d(values, 'int32'),
+    [KEPT_ROWS]: tensors.tensor1d(keptRows, 'int32'),
+    [TOKEN_CELLS]: tensors.tensor2d(cells, [kept, 2], 'int32'),
+    [TOKEN_POSITIONS]: tensors.tensor1d(positions, 'int32'),
   };
+  try {
+    const out = graph.execute(inputs);
+    const flat = out.dataSync();
+    out.dispose();
+    const D = SENTENCE_DIMENSIONS;
+    return tokens.map((_, i) => unit(flat.subarray(i * D, (i + 1) * D)));
+  } finally {
+    for (const t of Object.values(inputs)) t.dispose();
+  }
 }
 
 /** Below this many tokens a text's attention products are too small for the split to pay for its copies. */

@@ -1,0 +1,62 @@
+import type { Queryable } from '../common/database';
+import { PeriodicTask } from '../common/periodic-task';
+import { courseFactsStamp, CourseFacts, passesFilters, publishedCourseFacts } from './lexical-search.store';
+import type { SearchFilters } from './query-parser';
+
+// How often the facts in memory are compared with the table, besides catalogue notifications.
+const CHECK_EVERY_MS = 3000;
+
+/**
+ * The filter facts of every published course, in memory, so that the semantic engines' candidates are filtered
+ * without a round trip after the query's encoding (the last statement before the results were read). They follow
+ * the table as the engines' indexes do: reloaded on every catalogue notification and whenever a check every 3 s finds
+ * the table's stamp moved. Until the first load, filter() answers null and the caller asks PostgreSQL.
+ */
+export class SearchFacts {
+  private facts: Map<number, CourseFacts> | null = null;
+  private stamp = '';
+  private readonly checks = new PeriodicTask({ name: SearchFacts.name, intervalMs: CHECK_EVERY_MS, firstDelayMs: 0, unref: true }, () => this.refresh());
+  private refreshing?: Promise<void>;
+  private again = false;
+
+  constructor(private readonly db: Queryable) {}
+
+  start(): void {
+    this.checks.start();
+  }
+
+  stop(): Promise<void> {
+    return this.checks.stop();
+  }
+
+  /** Rereads the facts when the table's stamp moved; a call during a reload makes it run once more. */
+  refresh(): Promise<void> {
+    if (this.refreshing) {
+      this.again = true;
+      return this.refreshing;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.again = false;
+        const stamp = await courseFactsStamp(this.db);
+        if (stamp === this.stamp && this.facts) continue;
+        const rows = await publishedCourseFacts(this.db);
+        this.facts = new Map(rows.map((r) => [r.id, r]));
+        this.stamp = stamp;
+      } while (this.again);
+    })().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  /** The published courses among `ids` that pass the filters, or null while nothing is loaded. */
+  filter(ids: number[], filters: SearchFilters): Set<number> | null {
+    const facts = this.facts;
+    if (!facts) return null;
+    const out = new Set<number>();
+    for (const id of ids) {
+      const c = facts.get(id);
+      if (c && passesFilters(c, filters)) out.add(id);
+    }
+    return out;
+  }
+}
