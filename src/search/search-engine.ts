@@ -1,12 +1,12 @@
 import type { Queryable } from '../common/database';
 import type { CoursesService } from '../courses/courses.service';
 import { InterpretedDto, RelaxedFilter, SearchResponseDto, SearchResultDto } from './dto/search.dto';
-import { CorrectionCandidate, LexicalSearch, RankedHit } from './lexical-search.store';
+import { COMMON_WORD_RANK, CorrectionCandidate, LexicalSearch, RankedHit } from './lexical-search.store';
 import { buildConcepts, extractFilters, SearchFilters } from './query-parser';
 import { weightedRankFusion } from './rank-fusion';
 import { ENCODER, FUSION, SPELLING } from './ranking-weights';
 import { SearchLexicon, words } from './search-lexicon';
-import { correctable, typingSlips } from './spelling';
+import { correctable, preferSlips, typingSlips } from './spelling';
 import { EmbeddedSemantic } from './semantic/embedded-semantic';
 import type { WordVector } from './semantic/course-vector-index';
 import { SemanticSearch } from './semantic-search';
@@ -230,7 +230,8 @@ export class SearchEngine {
       }
       return n ? d / Math.sqrt(n) : undefined;
     };
-    for (const [word, list] of candidates) {
+    for (const [word, all] of candidates) {
+      const list = preferSlips(word, all);
       around = sumOf([...known, ...[...candidates].filter(([w]) => w !== word).map(([, c]) => c[0].fix)]);
       const fits = list.map((c) => cosine(c.fix));
       // A candidate the vectors cannot place (a stopword of the search, like "learning") cannot be compared: the
@@ -252,7 +253,8 @@ export class SearchEngine {
   /**
    * Real words typed by mistake ("neuroscince of the brian"): a query word few courses use, one edit from a word many
    * use that fits the query's other words clearly better by their word vectors, becomes that word. A word alone, or one
-   * the context does not speak against ("bash scripting"), stays as typed.
+   * the context does not speak against ("bash scripting"), stays as typed, unless common English does not know it
+   * either: then it is a misspelling a course happens to share ("artifical").
    */
   private async realWordCorrections(queryWords: string[], fixes: Map<string, string>): Promise<Map<string, string>> {
     const out = new Map<string, string>();
@@ -271,8 +273,15 @@ export class SearchEngine {
         .map((w) => ({ word: w, frequency: embedded.catalogueFrequency(w) }))
         .filter((c) => c.frequency >= enough);
       const context = content.filter((w) => w !== word);
-      if (!candidates.length || !context.length) continue;
+      if (!candidates.length) continue;
       const vectors = await embedded.wordVectors([...context, word, ...candidates.map((c) => c.word)].slice(0, MAX_CONCEPTS));
+      // A word common English does not know either ("artifical", misspelt in one course's description) is a typo
+      // like an unknown word: the candidate many courses use that fits the query best, needing only to fit it better.
+      const rare = (vectors.get(word)?.rank ?? Infinity) > COMMON_WORD_RANK;
+      if (!context.length) {
+        if (rare) out.set(word, candidates.reduce((a, b) => (b.frequency > a.frequency ? b : a)).word);
+        continue;
+      }
       const fit = contextFit(
         context.map((w) => vectors.get(w)?.v),
         (w) => vectors.get(w)?.v,
@@ -284,7 +293,7 @@ export class SearchEngine {
         const f = fit(c.word);
         if (f !== undefined && f > bestFit) [best, bestFit] = [c.word, f];
       }
-      if (best && bestFit >= SPELLING.realWordFloor && bestFit - ownFit >= SPELLING.realWordMargin) out.set(word, best);
+      if (best && (rare ? bestFit > ownFit : bestFit >= SPELLING.realWordFloor && bestFit - ownFit >= SPELLING.realWordMargin)) out.set(word, best);
     }
     return out;
   }
