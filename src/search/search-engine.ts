@@ -18,6 +18,8 @@ const FUSION_DEPTH = 100;
 const MAX_CONCEPTS = 16;
 // A semantic candidate this close to the query counts as a match when deciding whether filters must be relaxed.
 const STRONG_SEMANTIC_MATCH = 0.55;
+// A correction naming at most this many courses (outside their descriptions) makes the lexical ranking lead.
+const RARE_CORRECTION_COURSES = 10;
 // Known words of one query checked for a real-word typo.
 const MAX_REAL_WORD_SUSPECTS = 4;
 
@@ -69,7 +71,7 @@ export class SearchEngine {
   }
 
   async search(query: string, limit: number): Promise<SearchResponseDto> {
-    const { filters, text, concepts, corrections, tokens, semanticText } = await this.understand(query);
+    const { filters, text, concepts, corrections, rareCorrection, tokens, semanticText } = await this.understand(query);
     const semantic = Boolean(text && (this.rankers.embedded || this.rankers.hosted || this.rankers.encoder));
     const depth = semantic ? FUSION_DEPTH : limit;
     // The query goes to the sentence encoder's thread first and the lexical statements out next, so that the encoding
@@ -109,11 +111,14 @@ export class SearchEngine {
     let total = lexical.total;
     const semanticLists = [embeddedIds, hostedIds, encoderIds].filter((ids) => ids.length);
     if (semanticLists.length) {
+      // A misspelt word corrected to one few courses name ("kubernets" → kubernetes) is as strong as a keyword typed
+      // right: those courses are what was asked for, and the semantic rankings (which may not know the word) follow.
+      const leads = lexical.allConcepts || (rareCorrection && lexical.hits.length > 0);
       hits = weightedRankFusion([
-        { ids: lexicalIds, weight: lexical.allConcepts ? FUSION.lexicalStrong : FUSION.lexicalWeak },
-        { ids: embeddedIds, weight: lexical.allConcepts ? FUSION.embeddedWhenLexicalStrong : FUSION.embedded },
+        { ids: lexicalIds, weight: leads ? FUSION.lexicalStrong : FUSION.lexicalWeak },
+        { ids: embeddedIds, weight: leads ? FUSION.embeddedWhenLexicalStrong : FUSION.embedded },
         { ids: hostedIds, weight: FUSION.hosted },
-        { ids: encoderIds, weight: lexical.allConcepts ? FUSION.encoderWhenLexicalStrong : FUSION.encoder },
+        { ids: encoderIds, weight: leads ? FUSION.encoderWhenLexicalStrong : FUSION.encoder },
       ]).slice(0, limit);
       const inLexical = new Set(lexicalIds);
       total += new Set(semanticLists.flat().filter((id) => !inLexical.has(id))).size;
@@ -186,12 +191,14 @@ export class SearchEngine {
     }
     const known = (w: string) => this.lexicon.stopwords.has(w) || this.lexicon.knownWords.has(w) || Boolean(this.rankers.embedded?.isKnownWord(w));
     const raw = words(rest).filter((w) => !known(w));
-    const corrections = await this.chooseCorrections(await this.lexical.correctionCandidates(raw), words(rest));
+    const candidates = await this.lexical.correctionCandidates(raw);
+    const corrections = await this.chooseCorrections(candidates, words(rest));
+    const rareCorrection = [...corrections].some(([w, fix]) => (candidates.get(w)?.find((c) => c.fix === fix)?.courses ?? Infinity) <= RARE_CORRECTION_COURSES);
     for (const [word, fix] of await this.realWordCorrections(words(rest), corrections)) corrections.set(word, fix);
     const tokens = words(rest).map((w) => corrections.get(w) ?? w);
     const concepts = buildConcepts(tokens, this.lexicon, filters).slice(0, MAX_CONCEPTS);
     const text = concepts.map((c) => c[0].join(' ')).join(' ');
-    return { filters, text, concepts, corrections, tokens, semanticText: tokens.join(' ') };
+    return { filters, text, concepts, corrections, rareCorrection, tokens, semanticText: tokens.join(' ') };
   }
 
   /**
