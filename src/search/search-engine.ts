@@ -282,9 +282,10 @@ export class SearchEngine {
       const context = content.filter((w) => w !== word);
       if (!candidates.length) continue;
       const vectors = await embedded.wordVectors([...context, word, ...candidates.map((c) => c.word)].slice(0, MAX_CONCEPTS));
-      // A word common English does not know either ("artifical", misspelt in one course's description) is a typo
-      // like an unknown word: the candidate many courses use that fits the query best, needing only to fit it better.
-      const rare = (vectors.get(word)?.rank ?? Infinity) > COMMON_WORD_RANK;
+      // A word a course uses that common English does not know ("artifical", misspelt in one course's description) is
+      // a typo like an unknown word: the candidate many courses use that fits the query best, needing only to fit it
+      // better. Words no course uses went through the spelling statement already, and stay as it left them.
+      const rare = own > 0 && (vectors.get(word)?.rank ?? Infinity) > COMMON_WORD_RANK;
       if (!context.length) {
         if (rare) out.set(word, candidates.reduce((a, b) => (b.frequency > a.frequency ? b : a)).word);
         continue;
