@@ -14,6 +14,8 @@ export interface CorrectionCandidate {
   sim: number;
   /** Too far by trigrams to be taken without the query's context pointing to it. */
   needsContext: boolean;
+  /** Courses naming it outside their description, counted up to COUNT_CAP. */
+  courses: number;
 }
 
 export interface RankedPage {
@@ -35,6 +37,8 @@ export const MAX_CORRECTED_WORDS = 4;
 // A word among the most common English words (by the embedded engine's word vectors) is no misspelling even when
 // no course uses it: "procrastination" (52,000th) stays as it is, "machin" (92,000th) becomes "machine".
 export const COMMON_WORD_RANK = 80_000;
+// Courses naming a correction candidate are counted up to this (the count orders the candidates).
+const COUNT_CAP = 200;
 // Words of one query checked against the vocabulary at all (a 500-character query has about 80).
 const MAX_CHECKED_WORDS = 40;
 // Titles are compared with the text by trigrams only for short texts: a long text is no misspelt title, and
@@ -62,15 +66,22 @@ export class LexicalSearch {
     const words = [...new Set(tokens.filter(correctable))].slice(0, MAX_CHECKED_WORDS);
     const byWord = new Map<string, CorrectionCandidate[]>();
     if (!words.length) return byWord;
-    const rows = await sql<{ word: string; fix: string; one_edit: boolean; sim: number }>(this.db, CORRECTIONS_SQL, [
+    const rows = await sql<{ word: string; fix: string; one_edit: boolean; sim: number; courses: string }>(this.db, CORRECTIONS_SQL, [
       words,
       MAX_CORRECTED_WORDS,
       CONTEXT_TRIGRAM_SIMILARITY,
       COMMON_WORD_RANK,
+      COUNT_CAP,
     ]);
     for (const r of rows) {
       // One edit away, or similar enough by trigrams; a less similar word only when the query's context picks it.
-      const candidate = { fix: r.fix, oneEdit: r.one_edit, sim: Number(r.sim), needsContext: !r.one_edit && Number(r.sim) < MIN_TRIGRAM_SIMILARITY };
+      const candidate = {
+        fix: r.fix,
+        oneEdit: r.one_edit,
+        sim: Number(r.sim),
+        needsContext: !r.one_edit && Number(r.sim) < MIN_TRIGRAM_SIMILARITY,
+        courses: Number(r.courses),
+      };
       byWord.set(r.word, [...(byWord.get(r.word) ?? []), candidate]);
     }
     return byWord;
@@ -202,12 +213,11 @@ const CORRECTIONS_SQL = `
     ) s
      WHERE NOT EXISTS (SELECT 1 FROM one_edit o WHERE o.i = u.i)
   ), candidates AS (SELECT *, true AS one_edit FROM one_edit UNION ALL SELECT *, false FROM similar_words)
-  SELECT u.word, c.word AS fix, c.one_edit, similarity(c.word, u.word) AS sim
+  SELECT u.word, c.word AS fix, c.one_edit, similarity(c.word, u.word) AS sim,
+         -- how many courses use it, counted up to a cap on the small head vectors
+         (SELECT count(*) FROM (SELECT 1 FROM search_heads h WHERE h.head @@ plainto_tsquery('english', c.word) LIMIT $5) x) AS courses
     FROM candidates c JOIN unknown u ON u.i = c.i
-   ORDER BY c.i,
-            -- how many courses use it, counted up to a cap on the small head vectors
-            (SELECT count(*) FROM (SELECT 1 FROM search_heads h WHERE h.head @@ plainto_tsquery('english', c.word) LIMIT 200) x) DESC,
-            similarity(c.word, u.word) DESC, c.word`;
+   ORDER BY c.i, courses DESC, sim DESC, c.word`;
 
 /**
  * Ranking over one vector column, on the narrow search_heads (facts filter and weigh the matches; the full

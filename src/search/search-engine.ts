@@ -1,13 +1,13 @@
 import type { Queryable } from '../common/database';
 import type { CoursesService } from '../courses/courses.service';
 import { InterpretedDto, RelaxedFilter, SearchResponseDto, SearchResultDto } from './dto/search.dto';
-import { CorrectionCandidate, LexicalSearch, RankedHit } from './lexical-search.store';
+import { COMMON_WORD_RANK, CorrectionCandidate, LexicalSearch, RankedHit } from './lexical-search.store';
 import { buildConcepts, extractFilters, SearchFilters } from './query-parser';
 import { weightedRankFusion } from './rank-fusion';
 import { ENCODER, FUSION, SPELLING } from './ranking-weights';
 import type { SearchFacts } from './search-facts';
 import { SearchLexicon, words } from './search-lexicon';
-import { correctable, typingSlips } from './spelling';
+import { correctable, preferSlips, typingSlips } from './spelling';
 import { EmbeddedSemantic } from './semantic/embedded-semantic';
 import type { WordVector } from './semantic/course-vector-index';
 import { SemanticSearch } from './semantic-search';
@@ -19,6 +19,8 @@ const FUSION_DEPTH = 100;
 const MAX_CONCEPTS = 16;
 // A semantic candidate this close to the query counts as a match when deciding whether filters must be relaxed.
 const STRONG_SEMANTIC_MATCH = 0.55;
+// A correction naming at most this many courses (outside their descriptions) makes the lexical ranking lead.
+const RARE_CORRECTION_COURSES = 10;
 // Known words of one query checked for a real-word typo.
 const MAX_REAL_WORD_SUSPECTS = 4;
 
@@ -72,7 +74,7 @@ export class SearchEngine {
   }
 
   async search(query: string, limit: number): Promise<SearchResponseDto> {
-    const { filters, text, concepts, corrections, tokens, semanticText } = await this.understand(query);
+    const { filters, text, concepts, corrections, rareCorrection, tokens, semanticText } = await this.understand(query);
     const semantic = Boolean(text && (this.rankers.embedded || this.rankers.hosted || this.rankers.encoder));
     const depth = semantic ? FUSION_DEPTH : limit;
     // The query goes to the sentence encoder's thread first and the lexical statements out next, so that the encoding
@@ -112,11 +114,14 @@ export class SearchEngine {
     let total = lexical.total;
     const semanticLists = [embeddedIds, hostedIds, encoderIds].filter((ids) => ids.length);
     if (semanticLists.length) {
+      // A misspelt word corrected to one few courses name ("kubernets" → kubernetes) is as strong as a keyword typed
+      // right: those courses are what was asked for, and the semantic rankings (which may not know the word) follow.
+      const leads = lexical.allConcepts || (rareCorrection && lexical.hits.length > 0);
       hits = weightedRankFusion([
-        { ids: lexicalIds, weight: lexical.allConcepts ? FUSION.lexicalStrong : FUSION.lexicalWeak },
-        { ids: embeddedIds, weight: lexical.allConcepts ? FUSION.embeddedWhenLexicalStrong : FUSION.embedded },
+        { ids: lexicalIds, weight: leads ? FUSION.lexicalStrong : FUSION.lexicalWeak },
+        { ids: embeddedIds, weight: leads ? FUSION.embeddedWhenLexicalStrong : FUSION.embedded },
         { ids: hostedIds, weight: FUSION.hosted },
-        { ids: encoderIds, weight: lexical.allConcepts ? FUSION.encoderWhenLexicalStrong : FUSION.encoder },
+        { ids: encoderIds, weight: leads ? FUSION.encoderWhenLexicalStrong : FUSION.encoder },
       ]).slice(0, limit);
       const inLexical = new Set(lexicalIds);
       total += new Set(semanticLists.flat().filter((id) => !inLexical.has(id))).size;
@@ -189,12 +194,14 @@ export class SearchEngine {
     }
     const known = (w: string) => this.lexicon.stopwords.has(w) || this.lexicon.knownWords.has(w) || Boolean(this.rankers.embedded?.isKnownWord(w));
     const raw = words(rest).filter((w) => !known(w));
-    const corrections = await this.chooseCorrections(await this.lexical.correctionCandidates(raw), words(rest));
+    const candidates = await this.lexical.correctionCandidates(raw);
+    const corrections = await this.chooseCorrections(candidates, words(rest));
+    const rareCorrection = [...corrections].some(([w, fix]) => (candidates.get(w)?.find((c) => c.fix === fix)?.courses ?? Infinity) <= RARE_CORRECTION_COURSES);
     for (const [word, fix] of await this.realWordCorrections(words(rest), corrections)) corrections.set(word, fix);
     const tokens = words(rest).map((w) => corrections.get(w) ?? w);
     const concepts = buildConcepts(tokens, this.lexicon, filters).slice(0, MAX_CONCEPTS);
     const text = concepts.map((c) => c[0].join(' ')).join(' ');
-    return { filters, text, concepts, corrections, tokens, semanticText: tokens.join(' ') };
+    return { filters, text, concepts, corrections, rareCorrection, tokens, semanticText: tokens.join(' ') };
   }
 
   /**
@@ -233,7 +240,8 @@ export class SearchEngine {
       }
       return n ? d / Math.sqrt(n) : undefined;
     };
-    for (const [word, list] of candidates) {
+    for (const [word, all] of candidates) {
+      const list = preferSlips(word, all);
       around = sumOf([...known, ...[...candidates].filter(([w]) => w !== word).map(([, c]) => c[0].fix)]);
       const fits = list.map((c) => cosine(c.fix));
       // A candidate the vectors cannot place (a stopword of the search, like "learning") cannot be compared: the
@@ -255,7 +263,8 @@ export class SearchEngine {
   /**
    * Real words typed by mistake ("neuroscince of the brian"): a query word few courses use, one edit from a word many
    * use that fits the query's other words clearly better by their word vectors, becomes that word. A word alone, or one
-   * the context does not speak against ("bash scripting"), stays as typed.
+   * the context does not speak against ("bash scripting"), stays as typed, unless common English does not know it
+   * either: then it is a misspelling a course happens to share ("artifical").
    */
   private async realWordCorrections(queryWords: string[], fixes: Map<string, string>): Promise<Map<string, string>> {
     const out = new Map<string, string>();
@@ -274,8 +283,16 @@ export class SearchEngine {
         .map((w) => ({ word: w, frequency: embedded.catalogueFrequency(w) }))
         .filter((c) => c.frequency >= enough);
       const context = content.filter((w) => w !== word);
-      if (!candidates.length || !context.length) continue;
+      if (!candidates.length) continue;
       const vectors = await embedded.wordVectors([...context, word, ...candidates.map((c) => c.word)].slice(0, MAX_CONCEPTS));
+      // A word a course uses that common English does not know ("artifical", misspelt in one course's description) is
+      // a typo like an unknown word: the candidate many courses use that fits the query best, needing only to fit it
+      // better. Words no course uses went through the spelling statement already, and stay as it left them.
+      const rare = own > 0 && (vectors.get(word)?.rank ?? Infinity) > COMMON_WORD_RANK;
+      if (!context.length) {
+        if (rare) out.set(word, candidates.reduce((a, b) => (b.frequency > a.frequency ? b : a)).word);
+        continue;
+      }
       const fit = contextFit(
         context.map((w) => vectors.get(w)?.v),
         (w) => vectors.get(w)?.v,
@@ -287,7 +304,7 @@ export class SearchEngine {
         const f = fit(c.word);
         if (f !== undefined && f > bestFit) [best, bestFit] = [c.word, f];
       }
-      if (best && bestFit >= SPELLING.realWordFloor && bestFit - ownFit >= SPELLING.realWordMargin) out.set(word, best);
+      if (best && (rare ? bestFit > ownFit : bestFit >= SPELLING.realWordFloor && bestFit - ownFit >= SPELLING.realWordMargin)) out.set(word, best);
     }
     return out;
   }

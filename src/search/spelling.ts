@@ -36,3 +36,13 @@ export function typingSlips(typed: string): string[] {
   out.delete(typed);
   return [...out];
 }
+
+/**
+ * Corrections one edit away that are typing slips, when there are any: the others (a distant key struck) are dropped,
+ * so that "linx" becomes linux (a dropped letter), not line or link. Candidates further away are kept as they are.
+ */
+export function preferSlips<T extends { fix: string; oneEdit: boolean }>(typed: string, candidates: T[]): T[] {
+  const slips = new Set(typingSlips(typed));
+  const plausible = candidates.filter((c) => !c.oneEdit || slips.has(c.fix));
+  return plausible.some((c) => c.oneEdit) ? plausible : candidates;
+}

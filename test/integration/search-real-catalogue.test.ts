@@ -119,6 +119,25 @@ describe("POST /api/search understands questions asked in the learner's own word
     expect(titles(res).filter((t: string) => /neuro|brain/i.test(t)).length).toBeGreaterThanOrEqual(4);
   });
 
+  it('a typo corrected to a word few courses name leads like a keyword: "kubernets deploymnet" gives a Kubernetes course first', async () => {
+    const res = await api.post('/api/search', { query: 'kubernets deploymnet', limit: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.interpreted.corrections).toEqual({ kubernets: 'kubernetes', deploymnet: 'deployment' });
+    expect(titles(res)[0]).toMatch(/kubernetes/i);
+  });
+
+  it('takes a dropped letter over a distant key: "linx comand line" is about Linux, not a line', async () => {
+    const res = await api.post('/api/search', { query: 'linx comand line', limit: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.interpreted.corrections).toEqual({ linx: 'linux', comand: 'command' });
+  });
+
+  it('corrects a misspelling one course shares when common English does not know it either: "artifical inteligence"', async () => {
+    const res = await api.post('/api/search', { query: 'artifical inteligence', limit: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.interpreted.corrections).toEqual({ artifical: 'artificial', inteligence: 'intelligence' });
+  });
+
   it.each(['swift programming', 'brian', 'bash scripting'])('leaves a real word alone without a context or a slip to undo: "%s"', async (query) => {
     const res = await api.post('/api/search', { query, limit: 5 });
     expect(res.status).toBe(200);

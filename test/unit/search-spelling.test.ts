@@ -1,4 +1,4 @@
-import { correctable, typingSlips } from '../../src/search/spelling';
+import { correctable, preferSlips, typingSlips } from '../../src/search/spelling';
 
 describe('the words a typed word may have been meant as (typing slips)', () => {
   it('a transposition, a dropped letter, a doubled letter and a neighbouring key are undone', () => {
@@ -26,5 +26,22 @@ describe('words worth correcting', () => {
     expect(correctable('sql')).toBe(false);
     expect(correctable('python3')).toBe(false);
     expect(correctable('café')).toBe(false);
+  });
+});
+
+describe('corrections one edit away (preferSlips)', () => {
+  const one = (fix: string) => ({ fix, oneEdit: true });
+  const far = (fix: string) => ({ fix, oneEdit: false });
+
+  it('keeps the typing slips and drops distant keys: "linx" is linux, not line or link', () => {
+    expect(preferSlips('linx', [one('line'), one('link'), one('linux')]).map((c) => c.fix)).toEqual(['linux']);
+  });
+
+  it('keeps the candidates further away, which no slip explains', () => {
+    expect(preferSlips('linx', [one('line'), one('linux'), far('lynx')]).map((c) => c.fix)).toEqual(['linux', 'lynx']);
+  });
+
+  it('keeps every candidate when none is a slip', () => {
+    expect(preferSlips('linx', [one('line'), one('link')]).map((c) => c.fix)).toEqual(['line', 'link']);
   });
 });

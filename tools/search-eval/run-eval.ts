@@ -44,7 +44,18 @@ type Ranker = (query: string) => Promise<string[]>;
 
 const KINDS = ['natural', 'paraphrase', 'keyword', 'typo', 'filter', 'organisation'];
 // Sets whose name starts with "held-out" are never run with --tuning.
-const SETS = ['old set', 'tuning half', 'tuning 2', 'typos (tuning)', 'held-out half', 'held-out 2', 'held-out 3', 'held-out 4', 'held-out typos'] as const;
+const SETS = [
+  'old set',
+  'tuning half',
+  'tuning 2',
+  'typos (tuning)',
+  'typos 2 (tuning)',
+  'held-out half',
+  'held-out 2',
+  'held-out 3',
+  'held-out 4',
+  'held-out typos',
+] as const;
 type SetName = (typeof SETS)[number];
 
 function load(file: string): Judged[] {
@@ -72,6 +83,7 @@ async function main(): Promise<void> {
     'tuning half': load('search-eval-learners.json').filter((q) => q.split === 'tuning'),
     'tuning 2': load('search-eval-tuning2.json'),
     'typos (tuning)': typos.filter((q) => q.split === 'tuning'),
+    'typos 2 (tuning)': typos.filter((q) => q.split === 'tuning-2'),
     'held-out half': load('search-eval-learners.json').filter((q) => q.split === 'held-out'),
     'held-out 2': load('search-eval-fresh.json'),
     'held-out 3': load('search-eval-fresh3.json'),
