@@ -44,7 +44,18 @@ type Ranker = (query: string) => Promise<string[]>;
 
 const KINDS = ['natural', 'paraphrase', 'keyword', 'typo', 'filter', 'organisation'];
 // Sets whose name starts with "held-out" are never run with --tuning.
-const SETS = ['old set', 'tuning half', 'tuning 2', 'typos (tuning)', 'held-out half', 'held-out 2', 'held-out 3', 'held-out 4', 'held-out typos'] as const;
+const SETS = [
+  'old set',
+  'tuning half',
+  'tuning 2',
+  'tuning 3',
+  'typos (tuning)',
+  'held-out half',
+  'held-out 2',
+  'held-out 3',
+  'held-out 4',
+  'held-out typos',
+] as const;
 type SetName = (typeof SETS)[number];
 
 function load(file: string): Judged[] {
@@ -71,6 +82,7 @@ async function main(): Promise<void> {
     'old set': load('search-eval.json'),
     'tuning half': load('search-eval-learners.json').filter((q) => q.split === 'tuning'),
     'tuning 2': load('search-eval-tuning2.json'),
+    'tuning 3': load('search-eval-tuning3.json'),
     'typos (tuning)': typos.filter((q) => q.split === 'tuning'),
     'held-out half': load('search-eval-learners.json').filter((q) => q.split === 'held-out'),
     'held-out 2': load('search-eval-fresh.json'),
@@ -132,6 +144,7 @@ async function main(): Promise<void> {
           const s = scoreRanking(await rank(judged.query), new Set(judged.relevant)).ndcg;
           for (const kind of [judged.kind, 'all']) add(key(set, name, kind), s);
           if (set.startsWith('held-out') && judged.kind === 'natural') add(key('held-out pooled', name, 'natural'), s);
+          if (set.startsWith('tuning') && judged.kind === 'natural') add(key('tuning pooled', name, 'natural'), s);
           line.push(`${name} ${s.toFixed(2)}`);
         }
         if (verbose && !set.startsWith('held-out')) process.stdout.write(`${set.padEnd(14)} ${judged.kind.padEnd(12)} ${line.join('  ')}  ${judged.query}\n`);
@@ -140,7 +153,7 @@ async function main(): Promise<void> {
 
     const names = rankers.map(([n]) => n);
     const header = ['set', 'kind', 'n', ...names];
-    const rows = [...SETS, 'held-out pooled'].flatMap((set) =>
+    const rows = [...SETS, 'tuning pooled', 'held-out pooled'].flatMap((set) =>
       [...KINDS, 'all'].flatMap((kind) => {
         const n = scores.get(key(set, names[0], kind))?.length ?? 0;
         return n ? [[set, kind, String(n), ...names.map((name) => mean(scores.get(key(set, name, kind))!).toFixed(3))]] : [];
