@@ -8,18 +8,21 @@ export type EncodedText = 'lead' | 'title' | 'topics';
 // --tuning` (the tuning sets only; data/README.md has the figures); the eval can override them through SEARCH_EVAL_*.
 
 /**
- * Weight of each ranking in the fusion (chosen on the tuning half of the judged queries). The lexical ranking counts
- * fully when some course names every concept of the query in its title, topics, category, tutor or organisation
- * (keywords, corrected typos, names); a question in the learner's own words rarely does, and then the semantic
- * rankings lead.
+ * Weight of each ranking in the fusion. When some course names every concept of the query in its title, topics,
+ * category, tutor or organisation (keywords, corrected typos, names), the lexical ranking counts fully and the rankings
+ * are fused by weighted reciprocal rank (the *WhenLexicalStrong weights, chosen on the tuning half). A question in the
+ * learner's own words rarely does: then the rankings' standard scores are summed with the other weights (chosen on the
+ * tuning sets, data/README.md: encoder twice the word-vector engine, the lexical ranking a tenth of it; the hosted
+ * model's weight was not tuned, no hosted model being at hand).
  */
 export const FUSION = {
   lexicalStrong: 1,
   lexicalWeak: 0.1,
-  embedded: 0.5,
+  embedded: 1,
   embeddedWhenLexicalStrong: 0.1,
   hosted: 1,
-  encoder: 3,
+  hostedWhenLexicalStrong: 1,
+  encoder: 2,
   encoderWhenLexicalStrong: 0.1,
 };
 

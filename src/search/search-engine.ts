@@ -3,7 +3,7 @@ import type { CoursesService } from '../courses/courses.service';
 import { InterpretedDto, RelaxedFilter, SearchResponseDto, SearchResultDto } from './dto/search.dto';
 import { CorrectionCandidate, LexicalSearch, RankedHit } from './lexical-search.store';
 import { buildConcepts, extractFilters, SearchFilters } from './query-parser';
-import { weightedRankFusion } from './rank-fusion';
+import { standardScoreFusion, weightedRankFusion } from './rank-fusion';
 import { ENCODER, FUSION, SPELLING } from './ranking-weights';
 import { SearchLexicon, words } from './search-lexicon';
 import { correctable, typingSlips } from './spelling';
@@ -46,14 +46,20 @@ export interface SemanticRankers {
 /** Where results become catalogue list items: the courses feature's service. */
 export type CourseListItems = Pick<CoursesService, 'publishedListItems'>;
 
+interface Hit {
+  id: number;
+  score: number;
+}
+
 interface Candidates {
-  ids: number[];
+  hits: Hit[];
   strong: Set<number>;
 }
 
 /**
- * Natural-language search: filters from words, lexical ranking in PostgreSQL, fused by weighted reciprocal rank with
- * the embedded semantic engine's ranking and the hosted model's when they have something to say.
+ * Natural-language search: filters from words, lexical ranking in PostgreSQL, fused with the sentence encoder's, the
+ * embedded semantic engine's and the hosted model's rankings when they have something to say (by weighted reciprocal
+ * rank when some course names every concept, by standard scores otherwise).
  */
 export class SearchEngine {
   private readonly lexical: LexicalSearch;
@@ -89,34 +95,45 @@ export class SearchEngine {
 
     let applied = filters;
     let lexical = firstLexical;
-    let [embeddedIds, hostedIds, encoderIds] = filtered;
+    let [embeddedHits, hostedHits, encoderHits] = filtered;
     const relaxed: RelaxedFilter[] = [];
-    const strong = (id: number) => Boolean(embedded?.strong.has(id) || hosted?.strong.has(id) || encoder?.strong.has(id));
-    const matches = () => lexical.total > 0 || [embeddedIds, hostedIds, encoderIds].some((ids) => ids.some(strong));
+    const strong = (h: Hit) => Boolean(embedded?.strong.has(h.id) || hosted?.strong.has(h.id) || encoder?.strong.has(h.id));
+    const matches = () => lexical.total > 0 || [embeddedHits, hostedHits, encoderHits].some((hits) => hits.some(strong));
     for (const [key, name] of RELAXABLE) {
       if (matches()) break;
       if (applied[key] === undefined) continue;
       applied = { ...applied, [key]: undefined };
       relaxed.push(name);
-      [lexical, [embeddedIds, hostedIds, encoderIds]] = await Promise.all([
+      [lexical, [embeddedHits, hostedHits, encoderHits]] = await Promise.all([
         this.lexical.rank(concepts, text, applied, limit, depth),
         this.applyFilters([embedded, hosted, encoder], applied),
       ]);
     }
 
-    const lexicalIds = lexical.hits.map((h) => h.id);
     let hits: RankedHit[] = lexical.hits.slice(0, limit);
     let total = lexical.total;
-    const semanticLists = [embeddedIds, hostedIds, encoderIds].filter((ids) => ids.length);
+    const semanticLists = [embeddedHits, hostedHits, encoderHits].filter((list) => list.length);
     if (semanticLists.length) {
-      hits = weightedRankFusion([
-        { ids: lexicalIds, weight: lexical.allConcepts ? FUSION.lexicalStrong : FUSION.lexicalWeak },
-        { ids: embeddedIds, weight: lexical.allConcepts ? FUSION.embeddedWhenLexicalStrong : FUSION.embedded },
-        { ids: hostedIds, weight: FUSION.hosted },
-        { ids: encoderIds, weight: lexical.allConcepts ? FUSION.encoderWhenLexicalStrong : FUSION.encoder },
-      ]).slice(0, limit);
-      const inLexical = new Set(lexicalIds);
-      total += new Set(semanticLists.flat().filter((id) => !inLexical.has(id))).size;
+      // Some course names every concept: the lexical ranking's order leads and the others only break its ties, by rank.
+      // Otherwise the rankings' scores are fused: how far a course stands out in each ranking counts, not only its place.
+      const ids = (list: Hit[]) => list.map((h) => h.id);
+      hits = (
+        lexical.allConcepts
+          ? weightedRankFusion([
+              { ids: ids(lexical.hits), weight: FUSION.lexicalStrong },
+              { ids: ids(embeddedHits), weight: FUSION.embeddedWhenLexicalStrong },
+              { ids: ids(hostedHits), weight: FUSION.hostedWhenLexicalStrong },
+              { ids: ids(encoderHits), weight: FUSION.encoderWhenLexicalStrong },
+            ])
+          : standardScoreFusion([
+              { hits: lexical.hits, weight: FUSION.lexicalWeak },
+              { hits: embeddedHits, weight: FUSION.embedded },
+              { hits: hostedHits, weight: FUSION.hosted },
+              { hits: encoderHits, weight: FUSION.encoder },
+            ])
+      ).slice(0, limit);
+      const inLexical = new Set(ids(lexical.hits));
+      total += new Set(semanticLists.flat().flatMap((h) => (inLexical.has(h.id) ? [] : [h.id]))).size;
     }
     return {
       query,
@@ -134,7 +151,7 @@ export class SearchEngine {
     try {
       const hits = await this.rankers.embedded.rank(tokens, FUSION_DEPTH * 3);
       if (!hits) return null;
-      return { ids: hits.map((h) => h.id), strong: new Set(hits.filter((h) => h.score >= STRONG_SEMANTIC_MATCH).map((h) => h.id)) };
+      return { hits, strong: new Set(hits.filter((h) => h.score >= STRONG_SEMANTIC_MATCH).map((h) => h.id)) };
     } catch (e) {
       this.logger?.warn(`embedded semantic ranking skipped: ${(e as Error).message}`);
       return null;
@@ -147,7 +164,7 @@ export class SearchEngine {
     try {
       const hits = await this.rankers.encoder.rank(text, FUSION_DEPTH * 3);
       if (!hits) return null;
-      return { ids: hits.map((h) => h.id), strong: new Set(hits.filter((h) => h.score >= ENCODER.strong).map((h) => h.id)) };
+      return { hits, strong: new Set(hits.filter((h) => h.score >= ENCODER.strong).map((h) => h.id)) };
     } catch (e) {
       this.logger?.warn(`sentence encoder ranking skipped: ${(e as Error).message}`);
       return null;
@@ -158,8 +175,8 @@ export class SearchEngine {
   private async hostedCandidates(text: string): Promise<Candidates | null> {
     if (!this.rankers.hosted) return null;
     try {
-      const ids = await this.rankers.hosted.rank(text, FUSION_DEPTH * 3);
-      return ids.length ? { ids, strong: new Set(ids.slice(0, 10)) } : null;
+      const hits = await this.rankers.hosted.rankScored(text, FUSION_DEPTH * 3);
+      return hits.length ? { hits, strong: new Set(hits.slice(0, 10).map((h) => h.id)) } : null;
     } catch (e) {
       this.logger?.warn(`semantic search skipped: ${(e as Error).message}`);
       return null;
@@ -167,11 +184,11 @@ export class SearchEngine {
   }
 
   /** Each candidate list restricted to published courses passing the filters (one statement for all lists). */
-  private async applyFilters(lists: Array<Candidates | null>, filters: SearchFilters): Promise<number[][]> {
-    const all = [...new Set(lists.flatMap((l) => l?.ids ?? []))];
+  private async applyFilters(lists: Array<Candidates | null>, filters: SearchFilters): Promise<Hit[][]> {
+    const all = [...new Set(lists.flatMap((l) => (l?.hits ?? []).map((h) => h.id)))];
     if (!all.length) return lists.map(() => []);
     const allowed = await this.lexical.filterIds(all, filters);
-    return lists.map((l) => (l?.ids ?? []).filter((id) => allowed.has(id)).slice(0, FUSION_DEPTH));
+    return lists.map((l) => (l?.hits ?? []).filter((h) => allowed.has(h.id)).slice(0, FUSION_DEPTH));
   }
 
   /** Filters out of the words, organisation resolved, misspellings corrected, the rest grouped into concepts. */
