@@ -62,7 +62,8 @@ export const BLEND = { expanded: 0.5, floor: 0.2, feedbackDocs: 5, feedbackWeigh
  * The sentence encoder (Universal Sentence Encoder lite): which texts of a course are encoded (their vectors summed
  * into the course's one vector), how long each may be, the pseudo-relevance feedback of its ranking (the query moved
  * towards its feedbackDocs nearest courses' mean by feedbackWeight), the cosine from which a course enters the fusion,
- * and the one from which it counts as a match when deciding whether filters said in words must be relaxed. Texts and
+ * and the one (to the query as typed, before feedback) from which it counts as a match when deciding whether filters
+ * said in words must be relaxed. Texts and
  * feedback were chosen on the tuning sets (data/README.md): "title. first sentences" and the title together beat either
  * alone and "title. topics", and feedback from 3–10 courses with weights 0.5–1 helped at almost every setting tried.
  */

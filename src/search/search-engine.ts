@@ -164,7 +164,9 @@ export class SearchEngine {
     try {
       const hits = await this.rankers.encoder.rank(text, FUSION_DEPTH * 3);
       if (!hits) return null;
-      return { hits, strong: new Set(hits.filter((h) => h.score >= ENCODER.strong).map((h) => h.id)) };
+      // By the cosine to the query as typed: after feedback, a query for a subject with no free course still has
+      // free courses close to it ("free python course for beginners" would never relax its price).
+      return { hits, strong: new Set(hits.filter((h) => h.cosine >= ENCODER.strong).map((h) => h.id)) };
     } catch (e) {
       this.logger?.warn(`sentence encoder ranking skipped: ${(e as Error).message}`);
       return null;
