@@ -18,3 +18,24 @@ export function reciprocalRankFusion(rankings: number[][]): Array<{ id: number; 
   }
   return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || a.id - b.id);
 }
+
+/**
+ * Score fusion (CombSUM of standard scores): each ranking's scores are standardised over the candidates it returned,
+ * z = (score − mean) / standard deviation, so that a ranking counts by how far a course stands out among its own
+ * candidates, whatever the scale of its scores; a course a ranking did not return gets that ranking's lowest z. Each
+ * id scores Σ weight × z. Best first.
+ */
+export function standardScoreFusion(rankings: Array<{ hits: Array<{ id: number; score: number }>; weight: number }>): Array<{ id: number; score: number }> {
+  const standardised = rankings
+    .filter((r) => r.hits.length && r.weight)
+    .map(({ hits, weight }) => {
+      const mean = hits.reduce((sum, h) => sum + h.score, 0) / hits.length;
+      const sd = Math.sqrt(hits.reduce((sum, h) => sum + (h.score - mean) ** 2, 0) / hits.length);
+      const z = new Map(hits.map((h) => [h.id, sd ? (h.score - mean) / sd : 0]));
+      return { z, weight, floor: Math.min(...z.values()) };
+    });
+  const ids = new Set(standardised.flatMap((r) => [...r.z.keys()]));
+  return [...ids]
+    .map((id) => ({ id, score: standardised.reduce((sum, r) => sum + r.weight * (r.z.get(id) ?? r.floor), 0) }))
+    .sort((a, b) => b.score - a.score || a.id - b.id);
+}

@@ -8,18 +8,21 @@ export type EncodedText = 'lead' | 'title' | 'topics';
 // --tuning` (the tuning sets only; data/README.md has the figures); the eval can override them through SEARCH_EVAL_*.
 
 /**
- * Weight of each ranking in the fusion (chosen on the tuning half of the judged queries). The lexical ranking counts
- * fully when some course names every concept of the query in its title, topics, category, tutor or organisation
- * (keywords, corrected typos, names); a question in the learner's own words rarely does, and then the semantic
- * rankings lead.
+ * Weight of each ranking in the fusion. When some course names every concept of the query in its title, topics,
+ * category, tutor or organisation (keywords, corrected typos, names), the lexical ranking counts fully and the rankings
+ * are fused by weighted reciprocal rank (the *WhenLexicalStrong weights, chosen on the tuning half). A question in the
+ * learner's own words rarely does: then the rankings' standard scores are summed with the other weights (chosen on the
+ * tuning sets, data/README.md: encoder twice the word-vector engine, the lexical ranking a tenth of it; the hosted
+ * model's weight was not tuned, no hosted model being at hand).
  */
 export const FUSION = {
   lexicalStrong: 1,
   lexicalWeak: 0.1,
-  embedded: 0.5,
+  embedded: 1,
   embeddedWhenLexicalStrong: 0.1,
   hosted: 1,
-  encoder: 3,
+  hostedWhenLexicalStrong: 1,
+  encoder: 2,
   encoderWhenLexicalStrong: 0.1,
 };
 
@@ -59,7 +62,8 @@ export const BLEND = { expanded: 0.5, floor: 0.2, feedbackDocs: 5, feedbackWeigh
  * The sentence encoder (Universal Sentence Encoder lite): which texts of a course are encoded (their vectors summed
  * into the course's one vector), how long each may be, the pseudo-relevance feedback of its ranking (the query moved
  * towards its feedbackDocs nearest courses' mean by feedbackWeight), the cosine from which a course enters the fusion,
- * and the one from which it counts as a match when deciding whether filters said in words must be relaxed. Texts and
+ * and the one (to the query as typed, before feedback) from which it counts as a match when deciding whether filters
+ * said in words must be relaxed. Texts and
  * feedback were chosen on the tuning sets (data/README.md): "title. first sentences" and the title together beat either
  * alone and "title. topics", and feedback from 3–10 courses with weights 0.5–1 helped at almost every setting tried.
  */

@@ -3,7 +3,7 @@ import type { CoursesService } from '../courses/courses.service';
 import { InterpretedDto, RelaxedFilter, SearchResponseDto, SearchResultDto } from './dto/search.dto';
 import { COMMON_WORD_RANK, CorrectionCandidate, LexicalSearch, RankedHit } from './lexical-search.store';
 import { buildConcepts, extractFilters, SearchFilters } from './query-parser';
-import { weightedRankFusion } from './rank-fusion';
+import { standardScoreFusion, weightedRankFusion } from './rank-fusion';
 import { ENCODER, FUSION, SPELLING } from './ranking-weights';
 import type { SearchFacts } from './search-facts';
 import { SearchLexicon, words } from './search-lexicon';
@@ -49,14 +49,20 @@ export interface SemanticRankers {
 /** Where results become catalogue list items: the courses feature's service. */
 export type CourseListItems = Pick<CoursesService, 'publishedListItems'>;
 
+interface Hit {
+  id: number;
+  score: number;
+}
+
 interface Candidates {
-  ids: number[];
+  hits: Hit[];
   strong: Set<number>;
 }
 
 /**
- * Natural-language search: filters from words, lexical ranking in PostgreSQL, fused by weighted reciprocal rank with
- * the embedded semantic engine's ranking and the hosted model's when they have something to say.
+ * Natural-language search: filters from words, lexical ranking in PostgreSQL, fused with the sentence encoder's, the
+ * embedded semantic engine's and the hosted model's rankings when they have something to say (by weighted reciprocal
+ * rank when some course names every concept, by standard scores otherwise).
  */
 export class SearchEngine {
   private readonly lexical: LexicalSearch;
@@ -94,37 +100,47 @@ export class SearchEngine {
 
     let applied = filters;
     let lexical = firstLexical;
-    let [embeddedIds, hostedIds, encoderIds] = filtered;
+    let [embeddedHits, hostedHits, encoderHits] = filtered;
     const relaxed: RelaxedFilter[] = [];
-    const strong = (id: number) => Boolean(embedded?.strong.has(id) || hosted?.strong.has(id) || encoder?.strong.has(id));
-    const matches = () => lexical.total > 0 || [embeddedIds, hostedIds, encoderIds].some((ids) => ids.some(strong));
+    const strong = (h: Hit) => Boolean(embedded?.strong.has(h.id) || hosted?.strong.has(h.id) || encoder?.strong.has(h.id));
+    const matches = () => lexical.total > 0 || [embeddedHits, hostedHits, encoderHits].some((hits) => hits.some(strong));
     for (const [key, name] of RELAXABLE) {
       if (matches()) break;
       if (applied[key] === undefined) continue;
       applied = { ...applied, [key]: undefined };
       relaxed.push(name);
-      [lexical, [embeddedIds, hostedIds, encoderIds]] = await Promise.all([
+      [lexical, [embeddedHits, hostedHits, encoderHits]] = await Promise.all([
         this.lexical.rank(concepts, text, applied, limit, depth),
         this.applyFilters([embedded, hosted, encoder], applied),
       ]);
     }
 
-    const lexicalIds = lexical.hits.map((h) => h.id);
     let hits: RankedHit[] = lexical.hits.slice(0, limit);
     let total = lexical.total;
-    const semanticLists = [embeddedIds, hostedIds, encoderIds].filter((ids) => ids.length);
+    const semanticLists = [embeddedHits, hostedHits, encoderHits].filter((list) => list.length);
     if (semanticLists.length) {
-      // A misspelt word corrected to one few courses name ("kubernets" → kubernetes) is as strong as a keyword typed
-      // right: those courses are what was asked for, and the semantic rankings (which may not know the word) follow.
+      // Some course names every concept, or a misspelt word was corrected to one few courses name ("kubernets" →
+      // kubernetes, as strong as a keyword typed right): the lexical ranking's order leads and the others only break its
+      // ties, by rank. Otherwise the rankings' scores are fused: how far a course stands out in each ranking counts.
+      const ids = (list: Hit[]) => list.map((h) => h.id);
       const leads = lexical.allConcepts || (rareCorrection && lexical.hits.length > 0);
-      hits = weightedRankFusion([
-        { ids: lexicalIds, weight: leads ? FUSION.lexicalStrong : FUSION.lexicalWeak },
-        { ids: embeddedIds, weight: leads ? FUSION.embeddedWhenLexicalStrong : FUSION.embedded },
-        { ids: hostedIds, weight: FUSION.hosted },
-        { ids: encoderIds, weight: leads ? FUSION.encoderWhenLexicalStrong : FUSION.encoder },
-      ]).slice(0, limit);
-      const inLexical = new Set(lexicalIds);
-      total += new Set(semanticLists.flat().filter((id) => !inLexical.has(id))).size;
+      hits = (
+        leads
+          ? weightedRankFusion([
+              { ids: ids(lexical.hits), weight: FUSION.lexicalStrong },
+              { ids: ids(embeddedHits), weight: FUSION.embeddedWhenLexicalStrong },
+              { ids: ids(hostedHits), weight: FUSION.hostedWhenLexicalStrong },
+              { ids: ids(encoderHits), weight: FUSION.encoderWhenLexicalStrong },
+            ])
+          : standardScoreFusion([
+              { hits: lexical.hits, weight: FUSION.lexicalWeak },
+              { hits: embeddedHits, weight: FUSION.embedded },
+              { hits: hostedHits, weight: FUSION.hosted },
+              { hits: encoderHits, weight: FUSION.encoder },
+            ])
+      ).slice(0, limit);
+      const inLexical = new Set(ids(lexical.hits));
+      total += new Set(semanticLists.flat().flatMap((h) => (inLexical.has(h.id) ? [] : [h.id]))).size;
     }
     return {
       query,
@@ -142,7 +158,7 @@ export class SearchEngine {
     try {
       const hits = await this.rankers.embedded.rank(tokens, FUSION_DEPTH * 3);
       if (!hits) return null;
-      return { ids: hits.map((h) => h.id), strong: new Set(hits.filter((h) => h.score >= STRONG_SEMANTIC_MATCH).map((h) => h.id)) };
+      return { hits, strong: new Set(hits.filter((h) => h.score >= STRONG_SEMANTIC_MATCH).map((h) => h.id)) };
     } catch (e) {
       this.logger?.warn(`embedded semantic ranking skipped: ${(e as Error).message}`);
       return null;
@@ -155,7 +171,9 @@ export class SearchEngine {
     try {
       const hits = await this.rankers.encoder.rank(text, FUSION_DEPTH * 3);
       if (!hits) return null;
-      return { ids: hits.map((h) => h.id), strong: new Set(hits.filter((h) => h.score >= ENCODER.strong).map((h) => h.id)) };
+      // By the cosine to the query as typed: after feedback, a query for a subject with no free course still has
+      // free courses close to it ("free python course for beginners" would never relax its price).
+      return { hits, strong: new Set(hits.filter((h) => h.cosine >= ENCODER.strong).map((h) => h.id)) };
     } catch (e) {
       this.logger?.warn(`sentence encoder ranking skipped: ${(e as Error).message}`);
       return null;
@@ -166,8 +184,8 @@ export class SearchEngine {
   private async hostedCandidates(text: string): Promise<Candidates | null> {
     if (!this.rankers.hosted) return null;
     try {
-      const ids = await this.rankers.hosted.rank(text, FUSION_DEPTH * 3);
-      return ids.length ? { ids, strong: new Set(ids.slice(0, 10)) } : null;
+      const hits = await this.rankers.hosted.rankScored(text, FUSION_DEPTH * 3);
+      return hits.length ? { hits, strong: new Set(hits.slice(0, 10).map((h) => h.id)) } : null;
     } catch (e) {
       this.logger?.warn(`semantic search skipped: ${(e as Error).message}`);
       return null;
@@ -175,11 +193,11 @@ export class SearchEngine {
   }
 
   /** Each candidate list restricted to published courses passing the filters (in memory, or one statement for all lists). */
-  private async applyFilters(lists: Array<Candidates | null>, filters: SearchFilters): Promise<number[][]> {
-    const all = [...new Set(lists.flatMap((l) => l?.ids ?? []))];
+  private async applyFilters(lists: Array<Candidates | null>, filters: SearchFilters): Promise<Hit[][]> {
+    const all = [...new Set(lists.flatMap((l) => (l?.hits ?? []).map((h) => h.id)))];
     if (!all.length) return lists.map(() => []);
     const allowed = this.facts?.filter(all, filters) ?? (await this.lexical.filterIds(all, filters));
-    return lists.map((l) => (l?.ids ?? []).filter((id) => allowed.has(id)).slice(0, FUSION_DEPTH));
+    return lists.map((l) => (l?.hits ?? []).filter((h) => allowed.has(h.id)).slice(0, FUSION_DEPTH));
   }
 
   /** Filters out of the words, organisation resolved, misspellings corrected, the rest grouped into concepts. */

@@ -42,6 +42,11 @@ export class SemanticSearch {
 
   /** Course ids by cosine to the query, best first; throws when the model fails or is too slow. */
   async rank(text: string, max: number): Promise<number[]> {
+    return (await this.rankScored(text, max)).map((h) => h.id);
+  }
+
+  /** Courses by cosine to the query, with it, best first; throws when the model fails or is too slow. */
+  async rankScored(text: string, max: number): Promise<Array<{ id: number; score: number }>> {
     const set = this.vectors();
     const query = await this.embedQuery(text);
     if (!set.vectors.length || set.vectors[0].length !== query.length) return [];
@@ -55,7 +60,7 @@ export class SemanticSearch {
     return scored
       .sort((a, b) => b.s - a.s || a.id - b.id)
       .slice(0, max)
-      .map((x) => x.id);
+      .map((x) => ({ id: x.id, score: x.s }));
   }
 
   private async embedQuery(text: string): Promise<Float32Array> {

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { weightedRankFusion } from '../../src/search/rank-fusion';
+import { standardScoreFusion, weightedRankFusion } from '../../src/search/rank-fusion';
 import { topScores } from '../../src/search/semantic/embedded-semantic';
 import { CourseText, CourseVectorIndex, WordVector } from '../../src/search/semantic/course-vector-index';
 import { ExpandedBm25 } from '../../src/search/semantic/expanded-bm25';
@@ -194,6 +194,60 @@ describe('weighted reciprocal rank fusion', () => {
         { ids: [3, 4], weight: 1 },
       ]).map((x) => x.id),
     ).toEqual([3, 4, 1, 2]);
+  });
+});
+
+describe('standard score fusion', () => {
+  // Best first, as rankings come.
+  const hits = (scores: Record<number, number>) =>
+    Object.entries(scores)
+      .map(([id, score]) => ({ id: Number(id), score }))
+      .sort((a, b) => b.score - a.score);
+
+  it('counts how far a course stands out in a ranking, where reciprocal ranks would only count its place', () => {
+    const standsOut = hits({ 1: 0.9, 2: 0.3, 3: 0.3, 4: 0.3 });
+    const flat = hits({ 2: 0.51, 1: 0.5, 3: 0.49, 4: 0.48 });
+    expect(
+      weightedRankFusion([
+        { ids: standsOut.map((h) => h.id), weight: 1 },
+        { ids: flat.map((h) => h.id), weight: 1.5 },
+      ])[0].id,
+    ).toBe(2);
+    expect(
+      standardScoreFusion([
+        { hits: standsOut, weight: 1 },
+        { hits: flat, weight: 1.5 },
+      ]).map((x) => x.id),
+    ).toEqual([1, 2, 3, 4]);
+  });
+
+  it('does not depend on the scale of the scores', () => {
+    const other = { hits: hits({ 3: 0.8, 1: 0.6, 2: 0.1 }), weight: 1 };
+    const small = standardScoreFusion([{ hits: hits({ 1: 0.2, 2: 0.15, 3: 0.1 }), weight: 1 }, other]);
+    const large = standardScoreFusion([{ hits: hits({ 1: 20, 2: 15, 3: 10 }), weight: 1 }, other]);
+    expect(large.map((x) => x.id)).toEqual(small.map((x) => x.id));
+  });
+
+  it('gives a course a ranking did not return the lowest standard score of that ranking', () => {
+    const fused = standardScoreFusion([
+      { hits: hits({ 1: 1, 2: 0 }), weight: 1 },
+      { hits: hits({ 3: 1, 1: 0 }), weight: 1 },
+    ]);
+    expect(fused).toEqual([
+      { id: 1, score: 0 },
+      { id: 3, score: 0 },
+      { id: 2, score: -2 },
+    ]);
+  });
+
+  it('leaves out an empty or weightless ranking, and a ranking of equal scores only adds its ids', () => {
+    expect(
+      standardScoreFusion([
+        { hits: [], weight: 1 },
+        { hits: hits({ 5: 1, 6: 1 }), weight: 1 },
+        { hits: hits({ 7: 9 }), weight: 0 },
+      ]).map((x) => x.id),
+    ).toEqual([5, 6]);
   });
 });
 

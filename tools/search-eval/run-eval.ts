@@ -48,6 +48,7 @@ const SETS = [
   'old set',
   'tuning half',
   'tuning 2',
+  'tuning 3',
   'typos (tuning)',
   'typos 2 (tuning)',
   'held-out half',
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
     'old set': load('search-eval.json'),
     'tuning half': load('search-eval-learners.json').filter((q) => q.split === 'tuning'),
     'tuning 2': load('search-eval-tuning2.json'),
+    'tuning 3': load('search-eval-tuning3.json'),
     'typos (tuning)': typos.filter((q) => q.split === 'tuning'),
     'typos 2 (tuning)': typos.filter((q) => q.split === 'tuning-2'),
     'held-out half': load('search-eval-learners.json').filter((q) => q.split === 'held-out'),
@@ -144,6 +146,7 @@ async function main(): Promise<void> {
           const s = scoreRanking(await rank(judged.query), new Set(judged.relevant)).ndcg;
           for (const kind of [judged.kind, 'all']) add(key(set, name, kind), s);
           if (set.startsWith('held-out') && judged.kind === 'natural') add(key('held-out pooled', name, 'natural'), s);
+          if (set.startsWith('tuning') && judged.kind === 'natural') add(key('tuning pooled', name, 'natural'), s);
           line.push(`${name} ${s.toFixed(2)}`);
         }
         if (verbose && !set.startsWith('held-out')) process.stdout.write(`${set.padEnd(14)} ${judged.kind.padEnd(12)} ${line.join('  ')}  ${judged.query}\n`);
@@ -152,7 +155,7 @@ async function main(): Promise<void> {
 
     const names = rankers.map(([n]) => n);
     const header = ['set', 'kind', 'n', ...names];
-    const rows = [...SETS, 'held-out pooled'].flatMap((set) =>
+    const rows = [...SETS, 'tuning pooled', 'held-out pooled'].flatMap((set) =>
       [...KINDS, 'all'].flatMap((kind) => {
         const n = scores.get(key(set, names[0], kind))?.length ?? 0;
         return n ? [[set, kind, String(n), ...names.map((name) => mean(scores.get(key(set, name, kind))!).toFixed(3))]] : [];

@@ -65,14 +65,16 @@ export class SentenceIndex {
    * Courses by cosine to the unit vector `query`, best first, at least `floor`. With ENCODER.feedbackWeight, the query
    * then moves towards the mean of the ENCODER.feedbackDocs courses it is closest to (Rocchio pseudo-relevance
    * feedback: a learner's few words gain the vocabulary of the courses they point to), and the first pass's best
-   * FEEDBACK_POOL courses are scored again with it: a few hundred dot products instead of a second scan.
+   * FEEDBACK_POOL courses are scored again with it: a few hundred dot products instead of a second scan. `cosine` is
+   * each course's cosine to the query as typed: feedback raises every candidate's score, so only it says how close a
+   * course is to what was asked.
    */
-  rank(query: Float32Array, max: number, floor: number): Array<{ id: number; score: number }> {
+  rank(query: Float32Array, max: number, floor: number): Array<{ id: number; score: number; cosine: number }> {
     const { ids, rows } = this.matrix;
     if (!ids.length) return [];
     const first = rows.dots(query);
     const { feedbackDocs, feedbackWeight } = ENCODER;
-    if (!feedbackDocs || !feedbackWeight) return topScores(first, max, floor).map((c) => ({ id: ids[c], score: first[c] }));
+    if (!feedbackDocs || !feedbackWeight) return topScores(first, max, floor).map((c) => ({ id: ids[c], score: first[c], cosine: first[c] }));
     const D = SENTENCE_DIMENSIONS;
     const m = rows.matrix;
     const pool = topScores(first, Math.max(FEEDBACK_POOL, max), -Infinity);
@@ -80,12 +82,12 @@ export class SentenceIndex {
     const share = feedbackWeight / Math.min(feedbackDocs, pool.length);
     for (const c of pool.slice(0, feedbackDocs)) for (let i = 0; i < D; i++) moved[i] += share * m[c * D + i];
     const q = unit(moved);
-    const scored = new Array<{ id: number; score: number }>(pool.length);
+    const scored = new Array<{ id: number; score: number; cosine: number }>(pool.length);
     for (let p = 0; p < pool.length; p++) {
       const o = pool[p] * D;
       let s = 0;
       for (let i = 0; i < D; i++) s += m[o + i] * q[i];
-      scored[p] = { id: ids[pool[p]], score: s };
+      scored[p] = { id: ids[pool[p]], score: s, cosine: first[pool[p]] };
     }
     return scored
       .filter((h) => h.score >= floor)

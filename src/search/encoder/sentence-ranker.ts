@@ -132,7 +132,7 @@ export class SentenceRanker {
   }
 
   /** Courses by cosine to the query, best first; null when the encoder has nothing to say yet. */
-  async rank(text: string, max: number): Promise<Array<{ id: number; score: number }> | null> {
+  async rank(text: string, max: number): Promise<Array<{ id: number; score: number; cosine: number }> | null> {
     if (!text.trim() || !this.index.size) return null;
     const query = await this.encodeQuery(text);
     if (!query) return null;
