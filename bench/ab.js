@@ -8,11 +8,14 @@
  * Environment: BENCH_AB (the other built checkout, measured as "before"; this one is "after"), BENCH_AB_KIND
  * (`catalogue`: GET /api/courses?limit=20, the default; `enroll`: POST /api/enroll, a distinct learner per request into
  * one hot course), BENCH_ROUNDS (5), BENCH_DURATION (6 s a run), BENCH_WARMUP (20 s per build), BENCH_CONNECTIONS (50
- * for the catalogue, 32 for enrolments), and those of bench/lib.js.
+ * for the catalogue, 32 for enrolments), BENCH_AB_DATABASES (`shared`, the default; `separate`: each build migrates and
+ * seeds a database of its own, `<scratch>_before` for the other build, for a change of schema the other build cannot
+ * run on; both databases' backends count as PostgreSQL's, as only one build is loaded at a time), and those of
+ * bench/lib.js.
  */
 const { join } = require('node:path');
 const autocannon = require('autocannon');
-const { cli, cpuMeter, freePort, MAIN, ROOT, runBench, seedCourseAndLearners, serviceEnv, sql, start, waitFor } = require('./lib');
+const { cli, cpuMeter, databaseUrl, extraDatabases, freePort, MAIN, ROOT, runBench, seedCourseAndLearners, serviceEnv, sql, start, waitFor } = require('./lib');
 
 const OTHER = process.env.BENCH_AB;
 const KIND = process.env.BENCH_AB_KIND ?? 'catalogue';
@@ -20,42 +23,61 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const DURATION = Number(process.env.BENCH_DURATION ?? 6);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? (KIND === 'enroll' ? 32 : 50));
+const SEPARATE = process.env.BENCH_AB_DATABASES === 'separate';
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
   if (!OTHER) throw new Error('BENCH_AB must name another built checkout');
-  const seedPort = await freePort();
-  const seeder = start('seeding service', MAIN, serviceEnv(seedPort, { LOAD_DEMO_CATALOGUE: 'true' }));
-  await waitFor(`http://127.0.0.1:${seedPort}/health/ready`, seeder);
-  const partner = await cli(['partner', 'create', '--name', 'Bench', '--email', 'bench@example.com', '--plan', 'enterprise'], serviceEnv(seedPort));
-  // The enterprise limit (500 req/s per key) would throttle autocannon; raised in this scratch database only.
-  await sql(`UPDATE plans SET rate_limit_per_second = 1000000 WHERE code = 'enterprise'`);
-  seeder.stopping = true;
-  seeder.kill('SIGTERM');
-  const headers = { 'X-API-Key': partner.api_key, 'Content-Type': 'application/json' };
-  let request = { method: 'GET', path: '/api/courses?limit=20' };
-  if (KIND === 'enroll') {
-    const { courseId, users } = await seedCourseAndLearners(partner.partner_id ?? partner.id, { learners: 150_000, cost: 5, credits: 20, title: 'Hot course' });
-    let next = 0;
-    const body = () => {
-      if (next >= users.length) throw new Error('out of learners');
-      return JSON.stringify({ user_id: users[next++].id, course_id: courseId });
-    };
-    request = { method: 'POST', path: '/api/enroll', setupRequest: (req) => ({ ...req, body: body() }) };
-  }
-
   const builds = [
-    { name: 'before (BENCH_AB)', main: join(OTHER, 'dist', 'src', 'main.js'), runs: [] },
-    { name: 'after (this checkout)', main: MAIN, runs: [] },
+    { name: 'before (BENCH_AB)', main: join(OTHER, 'dist', 'src', 'main.js'), runs: [], url: databaseUrl, env: {} },
+    { name: 'after (this checkout)', main: MAIN, runs: [], url: databaseUrl, env: {} },
   ];
+  if (SEPARATE) {
+    const url = new URL(databaseUrl);
+    url.pathname += '_before';
+    builds[0].url = url.toString();
+    extraDatabases.push(url.pathname.slice(1));
+    // Two deployments: Redis keys (key cache, limits, queues) of one must not answer for the other's database.
+    builds[0].env = { DATABASE_URL: builds[0].url, REDIS_PREFIX: `${serviceEnv(0).REDIS_PREFIX}-before` };
+  }
+  // Each database is migrated by the build that runs on it (the other build runs it with AUTO_MIGRATE=false).
+  const seeded = new Map();
+  for (const b of SEPARATE ? builds : [builds[1]]) {
+    const seedPort = await freePort();
+    const env = (extra) => serviceEnv(seedPort, { ...b.env, ...extra });
+    const seeder = start('seeding service', b.main, env({ LOAD_DEMO_CATALOGUE: 'true' }));
+    await waitFor(`http://127.0.0.1:${seedPort}/health/ready`, seeder);
+    const partner = await cli(['partner', 'create', '--name', 'Bench', '--email', 'bench@example.com', '--plan', 'enterprise'], env({ AUTO_MIGRATE: 'false' }));
+    // The enterprise limit (500 req/s per key) would throttle autocannon; raised in this scratch database only.
+    await sql(`UPDATE plans SET rate_limit_per_second = 1000000 WHERE code = 'enterprise'`, [], b.url);
+    seeder.stopping = true;
+    seeder.kill('SIGTERM');
+    await new Promise((r) => (seeder.exitCode === null ? seeder.once('exit', r) : r()));
+    let request = { method: 'GET', path: '/api/courses?limit=20' };
+    if (KIND === 'enroll') {
+      const { courseId, users } = await seedCourseAndLearners(
+        partner.partner_id ?? partner.id,
+        { learners: 150_000, cost: 5, credits: 20, title: 'Hot course' },
+        b.url,
+      );
+      let next = 0;
+      const body = () => {
+        if (next >= users.length) throw new Error('out of learners');
+        return JSON.stringify({ user_id: users[next++].id, course_id: courseId });
+      };
+      request = { method: 'POST', path: '/api/enroll', setupRequest: (req) => ({ ...req, body: body() }) };
+    }
+    seeded.set(b.url, { headers: { 'X-API-Key': partner.api_key, 'Content-Type': 'application/json' }, request });
+  }
   for (const b of builds) {
+    Object.assign(b, seeded.get(b.url));
     b.port = await freePort();
-    b.child = start(b.name, b.main, serviceEnv(b.port, { AUTO_MIGRATE: 'false' }));
+    b.child = start(b.name, b.main, serviceEnv(b.port, { ...b.env, AUTO_MIGRATE: 'false' }));
     await waitFor(`http://127.0.0.1:${b.port}/health/ready`, b.child);
   }
   const measure = (b, duration) =>
     new Promise((resolve, reject) => {
-      autocannon({ url: `http://127.0.0.1:${b.port}`, connections: CONNECTIONS, duration, headers, requests: [request] }, (err, r) =>
+      autocannon({ url: `http://127.0.0.1:${b.port}`, connections: CONNECTIONS, duration, headers: b.headers, requests: [b.request] }, (err, r) =>
         err ? reject(err) : resolve(r),
       );
     });
@@ -66,17 +88,19 @@ async function main() {
       const r = await measure(b, DURATION);
       if (r.non2xx || r.errors) throw new Error(`${b.name}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
       const c = cpu.per(r.requests.total);
-      b.runs.push({ rps: r.requests.average, p99: r.latency.p99, service: c.service, backends: c.backends });
+      b.runs.push({ rps: r.requests.average, p99: r.latency.p99, service: c.service, backends: c.backends, server: c.server });
       process.stderr.write(
-        `round ${round} ${b.name}: ${r.requests.average.toFixed(0)} req/s, p99 ${r.latency.p99} ms, CPU/request service ${c.service.toFixed(3)} + PostgreSQL backends ${c.backends.toFixed(3)} ms\n`,
+        `round ${round} ${b.name}: ${r.requests.average.toFixed(0)} req/s, p99 ${r.latency.p99} ms, CPU/request service ${c.service.toFixed(3)} + PostgreSQL backends ${c.backends.toFixed(3)} + PostgreSQL's own processes ${c.server.toFixed(3)} ms\n`,
       );
     }
   }
-  const lines = [`${KIND}: ${CONNECTIONS} connections, ${DURATION} s × ${ROUNDS} alternated rounds (medians), ${ROOT} against ${OTHER}`];
+  const lines = [
+    `${KIND}: ${SEPARATE ? 'a database per build, ' : ''}${CONNECTIONS} connections, ${DURATION} s × ${ROUNDS} alternated rounds (medians), ${ROOT} against ${OTHER}`,
+  ];
   for (const b of builds) {
     const m = (k) => median(b.runs.map((r) => r[k]));
     lines.push(
-      `${b.name.padEnd(24)} ${m('rps').toFixed(0)} req/s, p99 ${m('p99')} ms, CPU/request service ${m('service').toFixed(3)} + PostgreSQL backends ${m('backends').toFixed(3)} ms`,
+      `${b.name.padEnd(24)} ${m('rps').toFixed(0)} req/s, p99 ${m('p99')} ms, CPU/request service ${m('service').toFixed(3)} + PostgreSQL backends ${m('backends').toFixed(3)} + PostgreSQL's own processes ${m('server').toFixed(3)} ms`,
     );
   }
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -23,6 +23,8 @@ const databaseUrl = Object.assign(new URL(adminUrl), { pathname: `/${dbName}` })
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 const redisPrefix = `pa-bench-${run}`;
 const children = [];
+// Further scratch databases a script created (bench/ab.js gives each build its own), dropped with the first.
+const extraDatabases = [];
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -157,9 +159,9 @@ function cpuMeter(servicePid) {
   };
 }
 
-/** One statement on the scratch database; returns its rows. */
-async function sql(text, params = []) {
-  const client = new Client({ connectionString: databaseUrl });
+/** One statement on the scratch database (or the one at `url`); returns its rows. */
+async function sql(text, params = [], url = databaseUrl) {
+  const client = new Client({ connectionString: url });
   await client.connect();
   try {
     return (await client.query(text, params)).rows;
@@ -168,11 +170,14 @@ async function sql(text, params = []) {
   }
 }
 
+const sqlAt = (url, text, params) => sql(text, params, url);
+
 /**
  * One published course costing `cost` (with one topic) and `learners` learners of the partner, each with `credits`
  * seeded as a ledger top-up, so balance = ledger sum holds from the start. Returns the course id and the learners.
  */
-async function seedCourseAndLearners(partnerId, { learners, cost, credits, title }) {
+async function seedCourseAndLearners(partnerId, { learners, cost, credits, title }, url = databaseUrl) {
+  const sql = (text, params) => sqlAt(url, text, params);
   await sql(`INSERT INTO tutors (name, bio) VALUES ('Bench Tutor', 'Teaches benchmarks.')`);
   const [course] = await sql(
     `INSERT INTO courses (title, description, category, level, duration_minutes, rating, enrolled, credit_cost, tutor_id, published)
@@ -207,7 +212,11 @@ async function cleanup() {
   await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)));
   const admin = new Client({ connectionString: adminUrl.toString() });
   await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).finally(() => admin.end());
+  try {
+    for (const name of [dbName, ...extraDatabases]) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
   const redis = new Redis(redisUrl);
   let cursor = '0';
   do {
@@ -265,6 +274,7 @@ module.exports = {
   CLI,
   dbName,
   databaseUrl,
+  extraDatabases,
   adminUrl,
   cpuMs,
   cpuMeter,

@@ -30,6 +30,7 @@ import { CatalogueViewsForSearch1763800420000 } from './1763800420000-catalogue-
 import { PartnerAccountsView1763800430000 } from './1763800430000-partner-accounts-view';
 import { CourseTopicsView1763800431000 } from './1763800431000-course-topics-view';
 import { MediaRelayOwners1763800440000 } from './1763800440000-media-relay-owners';
+import { UndispatchedEvents1763900005001 } from './1763900005001-undispatched-events';
 
 /** Every migration in order. A new migration is added here as well, so the build, the CLI and the tests run the same list. */
 export const MIGRATIONS = [
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
   PartnerAccountsView1763800430000,
   CourseTopicsView1763800431000,
   MediaRelayOwners1763800440000,
+  UndispatchedEvents1763900005001,
 ];

@@ -216,7 +216,7 @@ async function main(): Promise<void> {
     let backlog = { pending: -1, undispatched: -1 };
     while (Date.now() - trafficEnd < DRAIN_TIMEOUT_MS) {
       const [row] = await db.query(
-        `SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')::int AS pending, (SELECT count(*) FROM events WHERE dispatched_at IS NULL)::int AS undispatched`,
+        `SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')::int AS pending, (SELECT count(*) FROM events_undispatched)::int AS undispatched`,
       );
       backlog = row;
       if (row.pending === 0 && row.undispatched === 0) break;

@@ -1,7 +1,10 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 import { PartnerOwned } from '../common/scope';
 
-/** Transactional outbox: written in the business transaction, dispatched to webhooks after commit or by the relay. */
+/**
+ * Transactional outbox: written in the business transaction, dispatched to webhooks after commit or by the relay.
+ * Which events are not dispatched yet is the `events_undispatched` table's (OutboxStore).
+ */
 @Entity('events')
 export class OutboxEvent extends PartnerOwned {
   @PrimaryColumn({ type: 'varchar', length: 40 })
@@ -15,9 +18,6 @@ export class OutboxEvent extends PartnerOwned {
 
   @Column({ name: 'occurred_at', type: 'timestamptz' })
   occurredAt: Date;
-
-  @Column({ name: 'dispatched_at', type: 'timestamptz', nullable: true })
-  dispatchedAt: Date | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

@@ -21,7 +21,7 @@ export interface ClaimedEvents {
 }
 
 /**
- * Every query of the `events` outbox table. Transactions append to it (TransactionRunner); through OutboxService the
+ * Every query of the `events` outbox table and of `events_undispatched`, its events not dispatched yet. Transactions append to it (TransactionRunner); through OutboxService the
  * webhooks module marks rows dispatched once their deliveries exist, its relay claims the rows nobody dispatched, and
  * metrics counts the backlog.
  */
@@ -29,13 +29,20 @@ export interface ClaimedEvents {
 export class OutboxStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** A transaction's recorded events, in one multi-row INSERT inside that transaction. */
+  /**
+   * A transaction's recorded events, in one statement inside that transaction: the events, and their keys in
+   * `events_undispatched`, which dispatching deletes (an insert-only `events` and a delete keep every write cheap: no
+   * row is ever rewritten with its indexes).
+   */
   async append(em: EntityManager, events: DomainEvent[]): Promise<void> {
     if (!events.length) return;
     await sql(
       em,
-      `INSERT INTO events (id, partner_id, mode, type, payload, occurred_at)
-       SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::varchar[], $5::jsonb[], $6::timestamptz[])`,
+      `WITH e AS (
+         INSERT INTO events (id, partner_id, mode, type, payload, occurred_at)
+         SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::varchar[], $5::jsonb[], $6::timestamptz[])
+         RETURNING id, created_at)
+       INSERT INTO events_undispatched (event_id, created_at) SELECT id, created_at FROM e`,
       [
         events.map((e) => e.id),
         events.map((e) => e.partnerId),
@@ -48,15 +55,16 @@ export class OutboxStore {
   }
 
   /**
-   * Locks up to `limit` undispatched rows older than `graceSeconds` in the caller's transaction, skipping rows another
-   * relay holds. NO KEY UPDATE: deliveries reference events by key, and are inserted from another connection meanwhile.
+   * Locks up to `limit` undispatched events older than `graceSeconds` in the caller's transaction (their
+   * `events_undispatched` rows), skipping those another relay holds.
    */
   async claimUndispatched(em: EntityManager, limit: number, graceSeconds: number): Promise<ClaimedEvents> {
     const rows = await sql<EventRow>(
       em,
-      `SELECT id, partner_id, mode, type, payload, occurred_at FROM events
-        WHERE dispatched_at IS NULL AND created_at < now() - make_interval(secs => $1)
-        ORDER BY created_at LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`,
+      `SELECT e.id, e.partner_id, e.mode, e.type, e.payload, e.occurred_at
+         FROM events_undispatched u JOIN events e ON e.id = u.event_id
+        WHERE u.created_at < now() - make_interval(secs => $1)
+        ORDER BY u.created_at LIMIT $2 FOR UPDATE OF u SKIP LOCKED`,
       [graceSeconds, limit],
     );
     const events: DomainEvent[] = rows
@@ -74,15 +82,15 @@ export class OutboxStore {
 
   /** In the caller's transaction when given one (the relay's claim), else on its own. */
   async markDispatched(eventIds: string[], em: EntityManager = this.dataSource.manager): Promise<void> {
-    await affected(em, `UPDATE events SET dispatched_at = now() WHERE id = ANY ($1::varchar[]) AND dispatched_at IS NULL`, [eventIds]);
+    await affected(em, `DELETE FROM events_undispatched WHERE event_id = ANY ($1::varchar[])`, [eventIds]);
   }
 
   /**
-   * An event that no fan-out may pick up, already marked dispatched: a webhook test event, whose one delivery its
-   * sender creates itself (delivery rows reference their event).
+   * An event that no fan-out may pick up, recorded as dispatched already (no `events_undispatched` row): a webhook
+   * test event, whose one delivery its sender creates itself (delivery rows reference their event).
    */
   async appendDispatched(em: EntityManager, event: Scope & { id: string; type: string; payload: object; occurredAt: Date }): Promise<void> {
-    await sql(em, `INSERT INTO events (id, partner_id, mode, type, payload, occurred_at, dispatched_at) VALUES ($1, $2, $3, $4, $5, $6, now())`, [
+    await sql(em, `INSERT INTO events (id, partner_id, mode, type, payload, occurred_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
       event.id,
       event.partnerId,
       event.mode,
@@ -94,7 +102,7 @@ export class OutboxStore {
 
   /** Events committed but not yet fanned out to webhooks. */
   async countUndispatched(): Promise<number> {
-    const row = await sqlOne<{ n: number }>(this.dataSource, 'SELECT count(*)::int AS n FROM events WHERE dispatched_at IS NULL');
+    const row = await sqlOne<{ n: number }>(this.dataSource, 'SELECT count(*)::int AS n FROM events_undispatched');
     return row?.n ?? 0;
   }
 }

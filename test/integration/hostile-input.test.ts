@@ -424,7 +424,7 @@ async function fingerprint(): Promise<string> {
   const agg = (from: string) => `(SELECT count(*) || ':' || coalesce(md5(string_agg(r::text, '|' ORDER BY r::text)), '') FROM ${from})`;
   const parts = [
     ...owned.map((table) => agg(`(SELECT to_jsonb(x) AS r FROM ${table} x WHERE partner_id = ANY($1)) s`)),
-    agg(`(SELECT to_jsonb(x) - 'dispatched_at' AS r FROM events x WHERE partner_id = ANY($1)) s`),
+    agg(`(SELECT to_jsonb(x) AS r FROM events x WHERE partner_id = ANY($1)) s`),
     agg(`(SELECT to_jsonb(x) - 'last_used_at' AS r FROM api_keys x WHERE partner_id = ANY($1)) s`),
     agg(`(SELECT to_jsonb(x) AS r FROM partners x WHERE id = ANY($1) OR email LIKE $3 OR name LIKE $4) s`),
     agg(`(SELECT to_jsonb(x) AS r FROM enrollment_topics x JOIN enrollments e ON e.id = x.enrollment_id WHERE e.partner_id = ANY($1)) s`),

@@ -132,7 +132,10 @@ describe('scale-out: two API and two worker processes', () => {
         registered_at: new Date().toISOString(),
       };
       await t.db.query(
-        `INSERT INTO events (id, partner_id, mode, type, payload, occurred_at, created_at) VALUES ($1, $2, 'test', 'user.registered', $3, now(), now() - interval '10 seconds')`,
+        `WITH e AS (
+           INSERT INTO events (id, partner_id, mode, type, payload, occurred_at, created_at)
+           VALUES ($1, $2, 'test', 'user.registered', $3, now(), now() - interval '10 seconds') RETURNING id, created_at)
+         INSERT INTO events_undispatched (event_id, created_at) SELECT id, created_at FROM e`,
         [o.id, partner.partnerId, payload],
       );
     }
@@ -148,7 +151,7 @@ describe('scale-out: two API and two worker processes', () => {
       await waitFor(
         async () => {
           const [{ open }] = await t.db.query(
-            `SELECT (SELECT count(*) FROM events WHERE id = ANY ($1) AND dispatched_at IS NULL)
+            `SELECT (SELECT count(*) FROM events_undispatched WHERE event_id = ANY ($1))
                   + (SELECT count(*) FROM webhook_deliveries WHERE subscription_id = ANY ($2) AND status <> 'delivered') AS open`,
             [orphans.map((o) => o.id), subs.slice(0, 2)],
           );

@@ -60,7 +60,7 @@ async function topUp(userId: number): Promise<{ transactionId: string; answeredA
 
 /** Events of this file's database not fanned out yet. */
 async function undispatched(): Promise<number> {
-  const [{ n }] = await sql<{ n: number }>(t.db, `SELECT count(*)::int AS n FROM events WHERE dispatched_at IS NULL`);
+  const [{ n }] = await sql<{ n: number }>(t.db, `SELECT count(*)::int AS n FROM events_undispatched`);
   return n;
 }
 

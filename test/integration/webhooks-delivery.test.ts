@@ -37,7 +37,7 @@ function signatureOk(body: Buffer, header: string | string[] | undefined, secret
  */
 async function settled(eventIds: string[]): Promise<boolean> {
   const [{ open }] = await t.db.query(
-    `SELECT (SELECT count(*) FROM events WHERE id = ANY ($1) AND dispatched_at IS NULL)
+    `SELECT (SELECT count(*) FROM events_undispatched WHERE event_id = ANY ($1))
           + (SELECT count(*) FROM webhook_deliveries WHERE event_id = ANY ($1) AND status = 'pending') AS open`,
     [eventIds],
   );

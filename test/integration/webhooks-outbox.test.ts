@@ -4,7 +4,7 @@ import { DeliverySweep } from '../../src/webhooks/worker/delivery-sweep.service'
 import { OutboxRelay } from '../../src/webhooks/worker/outbox-relay.service';
 import { startApp, TestApp } from '../support/app';
 import { createPartner, CreatedPartner, unique } from '../support/factories';
-import { insertUnpublishedEvent, recordEvents, scopeOf } from '../support/webhook-events';
+import { insertUnpublishedEvent, isDispatched, recordEvents, scopeOf } from '../support/webhook-events';
 import { waitFor, WebhookReceiver } from '../support/webhook-receiver';
 
 let receiver: WebhookReceiver;
@@ -33,7 +33,7 @@ describe('transactional outbox and relay', () => {
       await waitFor(() => receiver.at(path).length === 1, 8000, 'the relay to deliver');
       expect(JSON.parse(receiver.at(path)[0].body.toString()).event).toBe('user.registered');
       // The relay marks the event in its own transaction, which may commit after the worker has sent the delivery.
-      const dispatched = async () => (await t.db.query(`SELECT dispatched_at FROM events WHERE id = $1`, [id]))[0].dispatched_at !== null;
+      const dispatched = () => isDispatched(t, id);
       await waitFor(dispatched, 8000, 'the relay to mark the event dispatched');
     } finally {
       await t.close();
@@ -97,7 +97,7 @@ describe('transactional outbox and relay', () => {
       const p = await createPartner(t);
       await subscribe(t, p); // user.registered only
       const [event] = await recordEvents(t, scopeOf(p), 'course.enrolled');
-      const dispatched = async () => (await t.db.query(`SELECT dispatched_at FROM events WHERE id = $1`, [event.id]))[0].dispatched_at !== null;
+      const dispatched = () => isDispatched(t, event.id);
       await waitFor(dispatched, 8000, 'the in-process fan-out to mark the event dispatched');
       const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_id = $1`, [event.id]);
       expect(n).toBe(0);
@@ -129,7 +129,7 @@ describe('transactional outbox and relay', () => {
         [deliveryId, subscriptionId, eventId, p.partnerId, p.mode, body],
       );
       await t.app.get(OutboxRelay).sweep();
-      const dispatched = async () => (await t.db.query(`SELECT dispatched_at FROM events WHERE id = $1`, [eventId]))[0].dispatched_at !== null;
+      const dispatched = () => isDispatched(t, eventId);
       await waitFor(dispatched, 8000, 'the relay to dispatch the event');
       // The relay created nothing and enqueued nothing: the leftover is still pending and unsent; the sweep sends it.
       const [leftover] = await t.db.query(`SELECT status FROM webhook_deliveries WHERE id = $1`, [deliveryId]);

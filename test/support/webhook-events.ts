@@ -101,7 +101,19 @@ export async function recordEvents(t: TestApp, scope: Scope, ...types: PublicEve
 /** Writes an event to the outbox without publishing it, as if the process died right after the commit. */
 export async function insertUnpublishedEvent(t: TestApp, scope: Scope, type: PublicEventType, id: string): Promise<void> {
   await t.db.query(
-    `INSERT INTO events (id, partner_id, mode, type, payload, occurred_at, created_at) VALUES ($1, $2, $3, $4, $5, now(), now() - interval '5 seconds')`,
+    `WITH e AS (
+       INSERT INTO events (id, partner_id, mode, type, payload, occurred_at, created_at) VALUES ($1, $2, $3, $4, $5, now(), now() - interval '5 seconds')
+       RETURNING id, created_at)
+     INSERT INTO events_undispatched (event_id, created_at) SELECT id, created_at FROM e`,
     [id, scope.partnerId, scope.mode, type, JSON.stringify(SAMPLE_PAYLOADS[type])],
   );
+}
+
+/** Whether the event is recorded and dispatched: fanned out to webhooks, so no longer waiting in `events_undispatched`. */
+export async function isDispatched(t: TestApp, eventId: string): Promise<boolean> {
+  const [{ dispatched }] = (await t.db.query(
+    `SELECT EXISTS (SELECT 1 FROM events WHERE id = $1) AND NOT EXISTS (SELECT 1 FROM events_undispatched WHERE event_id = $1) AS dispatched`,
+    [eventId],
+  )) as Array<{ dispatched: boolean }>;
+  return dispatched === true;
 }
