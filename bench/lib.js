@@ -55,6 +55,9 @@ function serviceEnv(port, extra = {}) {
     // The embedded search engine's one-off start-up (importing word vectors into a fresh database, building its index:
     // 10–60 s of a core here) would overlap the measured runs; bench:search measures the engine. BENCH_SEARCH_ENGINE=true keeps it.
     SEARCH_EMBEDDED_ENGINE: process.env.BENCH_SEARCH_ENGINE ?? 'false',
+    // Likewise the sentence encoder: loading and warming its model takes seconds of CPU at start, which would overlap
+    // the first measured events of a bench without a warm-up.
+    SEARCH_SENTENCE_ENCODER: process.env.BENCH_SEARCH_ENGINE ?? 'false',
     ...extra,
   };
 }
