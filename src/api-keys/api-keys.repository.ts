@@ -101,15 +101,7 @@ function toApiKey(r: ApiKeyRow): ApiKey {
   };
 }
 
-export interface NewKey {
-  id: string;
-  partnerId: number;
-  mode: Mode;
-  role: KeyRole;
-  name: string | null;
-  keyPrefix: string;
-  keyHash: string;
-}
+export type NewKey = Omit<ApiKey, 'createdAt' | 'lastUsedAt' | 'revokedAt'>;
 
 /** Every query of the api-keys feature. */
 @Injectable()

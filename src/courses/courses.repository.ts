@@ -121,14 +121,7 @@ interface TopicRow {
 }
 
 /** One topic row as written by the admin API and the catalogue loader, keyed by (course, position). */
-export interface TopicWrite {
-  courseId: number;
-  position: number;
-  title: string;
-  durationMinutes: number;
-  hasQuiz: boolean;
-  isPreview: boolean;
-}
+export type TopicWrite = Omit<Topic, 'id'>;
 
 /** What the catalogue list filters on. */
 export interface CourseListFilter {
