@@ -38,7 +38,7 @@ async function untilEncoded(http: HttpClient, timeoutMs = 240_000) {
 }
 
 beforeAll(async () => {
-  scratch = await createScratchCatalogue('search_encoder', { wordVectors: false });
+  scratch = await createScratchCatalogue('search_encoder', { wordVectors: false, template: process.env.PA_TEST_TEMPLATE_URL });
   await scratch.db.query(`DELETE FROM courses WHERE source_key <> $1 AND id % 25 <> 0`, [ANSWER]);
   t = await startApp({ DATABASE_URL: scratch.url, ...ENCODER_ON });
   admin = (await createAdmin(t)).http;

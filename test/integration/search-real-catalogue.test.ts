@@ -11,7 +11,7 @@ let scratch: ScratchCatalogue;
 let t: TestApp;
 let api: HttpClient;
 beforeAll(async () => {
-  scratch = await createScratchCatalogue('search_cost');
+  scratch = await createScratchCatalogue('search_cost', { template: process.env.PA_TEST_TEMPLATE_URL });
   t = await startApp({ DATABASE_URL: scratch.url });
   await t.app.get(SearchService).embedded?.ready; // measured with the semantic engine on, as served
   api = (await createPartner(t)).http;

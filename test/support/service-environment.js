@@ -37,6 +37,9 @@ class ServiceEnvironment extends TestEnvironment {
     // The test's own process.env (a copy jest gives each file): the apps, helpers and child processes it starts read it.
     this.global.process.env.DATABASE_URL = this.names.databaseUrl;
     this.global.process.env.REDIS_PREFIX = this.names.redisPrefix;
+    // For files that need a database of another catalogue beside their own: a copy of the template costs a second,
+    // migrating a new one and importing its word vectors far more.
+    this.global.process.env.PA_TEST_TEMPLATE_URL = process.env.DATABASE_URL;
   }
 
   async teardown() {
