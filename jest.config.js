@@ -24,6 +24,8 @@ const withServices = {
 module.exports = {
   testTimeout: 30000,
   maxWorkers: 2,
+  // Longest files first, from jest's cached durations or else a committed table (test/support/test-sequencer.js).
+  testSequencer: '<rootDir>/test/support/test-sequencer.js',
   // A worker that has run many files holds gigabytes (apps' pools, the media stack, model weights freed late), and its
   // garbage collection then slows every later file: above this, jest starts the worker afresh between two files.
   workerIdleMemoryLimit: '1500MB',
