@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { USAGE_FLUSH_MS } from '../../src/auth/usage-counters';
 import { CONSUME_SCRIPT, UsageLimiter } from '../../src/auth/usage-limiter';
 import { startApp, TestApp } from '../support/app';
 import { createPartner, CreatedPartner, unique } from '../support/factories';
@@ -111,11 +110,11 @@ describe('the monthly quota survives Redis losing its data', () => {
   it('keeps counting from the stored usage after FLUSHDB and after a restart empty', async () => {
     const starter = await createPartner(t, { plan: 'starter' });
     for (let i = 0; i < 4; i++) expect((await starter.http.get('/api/courses')).status).toBe(200);
-    await sleep(USAGE_FLUSH_MS + 500);
+    await storedUsage(starter.partnerId, 4);
     await redis.flush();
     const afterFlush = await starter.http.get('/api/courses');
     expect(afterFlush.headers.get('x-quota-remaining')).toBe(String(500 - 5));
-    await sleep(USAGE_FLUSH_MS + 500);
+    await storedUsage(starter.partnerId, 5);
     // Restarted empty, Redis has no scripts either: the guard's EVALSHA gets NOSCRIPT and falls back to EVAL.
     await redis.restartEmpty();
     const me = await retryWhile503(() => starter.http.get('/api/partners/me'));
@@ -130,7 +129,7 @@ describe('the monthly quota survives Redis losing its data', () => {
     const limiter = t.app.get(UsageLimiter);
     await redis.client.set(limiter.quotaKey(growth.partnerId, 'test'), String(50_000 - 31));
     expect((await growth.http.get('/api/courses')).headers.get('x-quota-remaining')).toBe('30');
-    await sleep(USAGE_FLUSH_MS + 500);
+    await storedUsage(growth.partnerId, 50_000 - 30);
     await redis.flush();
     const results = await Promise.all(Array.from({ length: 45 }, () => growth.http.get('/api/courses')));
     const statuses = results.map((r) => (r.status === 200 ? 'ok' : r.body.error.code));
@@ -240,6 +239,21 @@ describe('deliveries are driven by PostgreSQL: Redis losing its jobs loses no de
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Waits until the periodic flush (every USAGE_FLUSH_MS) has written this many test-mode calls of the month to
+ * PostgreSQL: the record a Redis that lost its data is restored from. Waiting for the row rather than sleeping past
+ * the interval ends as soon as the flush has run.
+ */
+async function storedUsage(partnerId: number, calls: number): Promise<void> {
+  const stored = async () =>
+    (
+      (await t.db.query(`SELECT calls FROM usage_counters WHERE partner_id = $1 AND mode = 'test' AND month = to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM')`, [
+        partnerId,
+      ])) as Array<{ calls: string }>
+    )[0]?.calls;
+  await waitFor(async () => (await stored()) === String(calls), 10_000, `${calls} calls stored`);
+}
 
 /** Right after a restart the app's Redis clients reconnect (up to a few hundred ms): 503 until then. */
 async function retryWhile503<T extends { status: number }>(call: () => Promise<T>): Promise<T> {
