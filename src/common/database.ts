@@ -13,7 +13,8 @@ export interface Queryable {
  * A statement PostgreSQL parses and plans once per connection instead of on every call (a named prepared statement),
  * for the few that every request of a hot path sends: on an enrolment, parsing and planning its statements anew was a
  * good part of PostgreSQL's CPU. Only for constant text: each distinct statement stays prepared on every pooled
- * connection for the connection's life.
+ * connection for the connection's life. It needs each connection to be one PostgreSQL session, as it is with the
+ * service's own pool; a pooler in transaction mode between them would lose the statements.
  */
 export interface PreparedStatement {
   readonly name: string;
