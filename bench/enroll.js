@@ -53,6 +53,9 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const USERS = Number(process.env.BENCH_USERS ?? 400_000);
 const PROFILE = process.env.BENCH_PG_PROFILE === 'true';
+// A fourth side: the plain loops with the fan-out sending every statement as a named prepared statement, as the service
+// sends its hot ones (parsed and planned once per connection), to see what that alone is worth to the reference.
+const PLAIN_NAMED = process.env.BENCH_PLAIN_NAMED === 'true';
 const COST = 5;
 
 /** Learners with COST × 4 credits each, seeded as ledger top-ups, and the hot course. */
@@ -108,22 +111,26 @@ const id22 = () => randomBytes(16).toString('base64url').slice(0, 22);
  * the bench's is): the matching subscriptions (none), then the events marked dispatched (their keys deleted from
  * events_undispatched).
  */
-function plainFanOut(pool) {
+function plainFanOut(pool, named = false) {
+  const q = statementOf(named);
   const waiting = [];
   let inFlight = 0;
   let scheduled = false;
   const running = new Set();
   const dispatch = async (events) => {
     const matches = await pool.query(
-      `SELECT s.id AS subscription_id, s.status = 'active' AS active, e.idx::int AS idx
+      q(
+        'fan_out_match',
+        `SELECT s.id AS subscription_id, s.status = 'active' AS active, e.idx::int AS idx
          FROM unnest($1::int[], $2::varchar[], $3::text[]) WITH ORDINALITY AS e(partner_id, mode, type, idx)
          JOIN webhook_subscriptions s
            ON s.partner_id = e.partner_id AND s.mode = e.mode AND e.type = ANY (s.events)`,
+      ),
       [events.map((e) => e.partnerId), events.map(() => 'test'), events.map(() => 'course.enrolled')],
     );
     // With no match the service sends nothing more until it marks the events dispatched (WebhookFanOut.createDeliveries).
     if (matches.rows.length) throw new Error('the plain fan-out expects a partner without webhook subscriptions');
-    await pool.query(`DELETE FROM events_undispatched WHERE event_id = ANY ($1::varchar[])`, [events.map((e) => e.id)]);
+    await pool.query(q('fan_out_mark', `DELETE FROM events_undispatched WHERE event_id = ANY ($1::varchar[])`), [events.map((e) => e.id)]);
   };
   const flush = () => {
     scheduled = false;
@@ -157,11 +164,16 @@ function plainFanOut(pool) {
   };
 }
 
+/** A statement's text, or with `named` its named prepared form (pg's query config). */
+const statementOf = (named) => (name, text) => (named ? { name, text } : text);
+
 /**
  * The service's enrolment statements from a plain pg pool, CONNECTIONS loops for `seconds`; with `fanOut` (plainFanOut),
- * each committed event also goes through the webhook fan-out's statements, as in the service.
+ * each committed event also goes through the webhook fan-out's statements, as in the service; with `named`, every
+ * statement goes as a named prepared statement.
  */
-async function plainEnrolments(pool, scope, courseId, take, seconds = DURATION, fanOut = undefined) {
+async function plainEnrolments(pool, scope, courseId, take, seconds = DURATION, fanOut = undefined, named = false) {
+  const q = statementOf(named);
   const latencies = [];
   let ok = 0;
   let bad = 0;
@@ -170,9 +182,16 @@ async function plainEnrolments(pool, scope, courseId, take, seconds = DURATION, 
     const userId = take();
     const started = performance.now();
     const [user, course] = await Promise.all([
-      pool.query('SELECT id, external_user_id FROM users WHERE partner_id = $1 AND mode = $2 AND id = $3 LIMIT 1', [scope.partnerId, 'test', userId]),
+      pool.query(q('learner', 'SELECT id, external_user_id FROM users WHERE partner_id = $1 AND mode = $2 AND id = $3 LIMIT 1'), [
+        scope.partnerId,
+        'test',
+        userId,
+      ]),
       pool.query(
-        'SELECT c.id, c.title, c.credit_cost, (SELECT count(*)::int FROM topics t WHERE t.course_id = c.id) AS total_topics FROM courses c WHERE c.id = $1 AND c.published',
+        q(
+          'course',
+          'SELECT c.id, c.title, c.credit_cost, (SELECT count(*)::int FROM topics t WHERE t.course_id = c.id) AS total_topics FROM courses c WHERE c.id = $1 AND c.published',
+        ),
         [courseId],
       ),
     ]);
@@ -180,18 +199,24 @@ async function plainEnrolments(pool, scope, courseId, take, seconds = DURATION, 
     try {
       await client.query('BEGIN');
       const { rows } = await client.query(
-        `INSERT INTO enrollments (partner_id, mode, user_id, course_id, credits_deducted) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (user_id, course_id) DO NOTHING RETURNING id, enrolled_at`,
+        q(
+          'enrol',
+          `INSERT INTO enrollments (partner_id, mode, user_id, course_id, credits_deducted) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (user_id, course_id) DO NOTHING RETURNING id, enrolled_at`,
+        ),
         [scope.partnerId, 'test', user.rows[0].id, course.rows[0].id, COST],
       );
       const debit = await client.query(
-        `WITH acc AS (
-           UPDATE credit_accounts SET balance = balance - $1, updated_at = now()
-            WHERE user_id = $2 AND partner_id = $3 AND mode = $4 AND balance >= $1
-           RETURNING balance)
-         INSERT INTO credit_transactions (id, user_id, partner_id, mode, amount, kind, enrollment_id, balance_after)
-         SELECT $5, $2, $3, $4, -$1::int, 'enrollment', $6, acc.balance FROM acc
-         RETURNING balance_after`,
+        q(
+          'debit',
+          `WITH acc AS (
+             UPDATE credit_accounts SET balance = balance - $1, updated_at = now()
+              WHERE user_id = $2 AND partner_id = $3 AND mode = $4 AND balance >= $1
+             RETURNING balance)
+           INSERT INTO credit_transactions (id, user_id, partner_id, mode, amount, kind, enrollment_id, balance_after)
+           SELECT $5, $2, $3, $4, -$1::int, 'enrollment', $6, acc.balance FROM acc
+           RETURNING balance_after`,
+        ),
         [COST, userId, scope.partnerId, 'test', `txn_${id22()}`, rows[0].id],
       );
       const payload = {
@@ -205,11 +230,14 @@ async function plainEnrolments(pool, scope, courseId, take, seconds = DURATION, 
       };
       const eventId = `evt_${id22()}`;
       await client.query(
-        `WITH e AS (
-           INSERT INTO events (id, partner_id, mode, type, payload, occurred_at)
-           SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::varchar[], $5::jsonb[], $6::timestamptz[])
-           RETURNING id, created_at)
-         INSERT INTO events_undispatched (event_id, created_at) SELECT id, created_at FROM e`,
+        q(
+          'outbox',
+          `WITH e AS (
+             INSERT INTO events (id, partner_id, mode, type, payload, occurred_at)
+             SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::varchar[], $5::jsonb[], $6::timestamptz[])
+             RETURNING id, created_at)
+           INSERT INTO events_undispatched (event_id, created_at) SELECT id, created_at FROM e`,
+        ),
         [[eventId], [scope.partnerId], ['test'], ['course.enrolled'], [JSON.stringify(payload)], [rows[0].enrolled_at]],
       );
       await client.query('COMMIT');
@@ -279,6 +307,8 @@ async function main() {
   await plainEnrolments(pool, scope, courseId, take, WARMUP);
   const fanOut = plainFanOut(pool);
   await plainEnrolments(pool, scope, courseId, take, Math.min(WARMUP, 5), fanOut);
+  const namedFanOut = plainFanOut(pool, true);
+  if (PLAIN_NAMED) await plainEnrolments(pool, scope, courseId, take, Math.min(WARMUP, 5), namedFanOut, true);
 
   const rounds = [];
   for (let r = 0; r < ROUNDS; r++) {
@@ -288,10 +318,10 @@ async function main() {
         const result = await measure(url, partner.api_key, '/api/enroll', (id) => ({ user_id: id, course_id: courseId }), take);
         return { ...result, cpu: cpu.per(result.total) };
       });
-    const runPlain = (label, withFanOut) =>
+    const runPlain = (label, withFanOut, named = false) =>
       profiled(`${label}, round ${r + 1}`, async () => {
         const cpu = cpuMeter(serviceProcess.pid);
-        const result = await plainEnrolments(pool, scope, courseId, take, DURATION, withFanOut);
+        const result = await plainEnrolments(pool, scope, courseId, take, DURATION, withFanOut, named);
         return { ...result, cpu: cpu.per(result.ok) };
       });
     // Rotate which side goes first, so none always runs on a warmer (or more bloated) table.
@@ -299,6 +329,7 @@ async function main() {
       ['service', runService],
       ['plain', () => runPlain('plain pg')],
       ['plainFanOut', () => runPlain('plain pg with the fan-out', fanOut)],
+      ...(PLAIN_NAMED ? [['plainNamed', () => runPlain('plain pg with the fan-out, named statements', namedFanOut, true)]] : []),
     ];
     const round = {};
     for (let i = 0; i < sides.length; i++) {
@@ -310,7 +341,11 @@ async function main() {
     process.stderr.write(
       `round ${r + 1}: service ${service.rps.toFixed(0)}/s (p99 ${service.p99} ms; CPU/enrolment ${cpuLine(service.cpu)}), ` +
         `plain pg ${plain.rps.toFixed(0)}/s (p99 ${plain.p99} ms; CPU/enrolment ${cpuLine(plain.cpu)}), ratio ${(service.rps / plain.rps).toFixed(2)}; ` +
-        `plain pg with the fan-out ${withFanOut.rps.toFixed(0)}/s (CPU/enrolment ${cpuLine(withFanOut.cpu)}), ratio ${(service.rps / withFanOut.rps).toFixed(2)}\n`,
+        `plain pg with the fan-out ${withFanOut.rps.toFixed(0)}/s (CPU/enrolment ${cpuLine(withFanOut.cpu)}), ratio ${(service.rps / withFanOut.rps).toFixed(2)}` +
+        (round.plainNamed
+          ? `; named statements ${round.plainNamed.rps.toFixed(0)}/s (CPU/enrolment ${cpuLine(round.plainNamed.cpu)}), ratio ${(service.rps / round.plainNamed.rps).toFixed(2)}`
+          : '') +
+        '\n',
     );
   }
   await pool.end();
@@ -338,7 +373,7 @@ async function main() {
   const ratio = median(rounds.map((r) => r.service.rps / r.plain.rps));
   const fanOutRps = median(rounds.map((r) => r.plainFanOut.rps));
   const fanOutRatio = median(rounds.map((r) => r.service.rps / r.plainFanOut.rps));
-  const enrollBad = rounds.reduce((n, r) => n + r.service.bad + r.plain.bad + r.plainFanOut.bad, 0);
+  const enrollBad = rounds.reduce((n, r) => n + r.service.bad + r.plain.bad + r.plainFanOut.bad + (r.plainNamed?.bad ?? 0), 0);
   const violations = balanceViolations(inv);
   if (inv.course_enrolled !== inv.enrollment_rows) violations.push(`course enrolled ${inv.course_enrolled} ≠ ${inv.enrollment_rows} enrolment rows`);
   if (inv.debits !== inv.enrollment_rows) violations.push(`${inv.debits} debits for ${inv.enrollment_rows} enrolments`);
@@ -354,6 +389,11 @@ async function main() {
     `  plain pg, same statements: ${plainRps.toFixed(0)}/s   rounds: ${rounds.map((r) => `${r.plain.rps.toFixed(0)} (p50 ${r.plain.p50}, p99 ${r.plain.p99} ms)`).join(', ')}`,
     `  plain pg, same statements and the webhook fan-out's: ${fanOutRps.toFixed(0)}/s   rounds: ${rounds.map((r) => `${r.plainFanOut.rps.toFixed(0)} (p50 ${r.plainFanOut.p50}, p99 ${r.plainFanOut.p99} ms)`).join(', ')}`,
     `  CPU per enrolment (user+system, medians): service side ${cpuLine(medianCpu(rounds.map((r) => r.service.cpu)))}; plain side ${cpuLine(medianCpu(rounds.map((r) => r.plain.cpu)))}; plain with the fan-out ${cpuLine(medianCpu(rounds.map((r) => r.plainFanOut.cpu)))}`,
+    ...(PLAIN_NAMED
+      ? [
+          `  plain pg with the fan-out, named statements: ${median(rounds.map((r) => r.plainNamed.rps)).toFixed(0)}/s   rounds: ${rounds.map((r) => r.plainNamed.rps.toFixed(0)).join(', ')}; CPU per enrolment ${cpuLine(medianCpu(rounds.map((r) => r.plainNamed.cpu)))}; ratio service / it ${median(rounds.map((r) => r.service.rps / r.plainNamed.rps)).toFixed(2)}`,
+        ]
+      : []),
     `  ratio service / plain: ${ratio.toFixed(2)} (issue 16's reference); service ≥ 400/s: ${serviceRps >= 400 ? 'met' : 'MISSED'}`,
     `  ratio service / plain with the fan-out (the same work on both sides): ${fanOutRatio.toFixed(2)} (target ≥ 0.65: ${fanOutRatio >= 0.65 ? 'met' : 'MISSED'})`,
     `top-up (distinct learners, unique references): ${topup.rps.toFixed(0)} req/s, p50 ${topup.p50} ms, p99 ${topup.p99} ms (${topup.ok} top-ups); CPU per top-up ${cpuLine(topup.cpu)}`,

@@ -9,13 +9,46 @@ export interface Queryable {
   query(query: string, parameters?: unknown[]): Promise<unknown>;
 }
 
+/**
+ * A statement PostgreSQL parses and plans once per connection instead of on every call (a named prepared statement),
+ * for the few that every request of a hot path sends: on an enrolment, parsing and planning its statements anew was a
+ * good part of PostgreSQL's CPU. Only for constant text: each distinct statement stays prepared on every pooled
+ * connection for the connection's life. It needs each connection to be one PostgreSQL session, as it is with the
+ * service's own pool; a pooler in transaction mode between them would lose the statements.
+ */
+export interface PreparedStatement {
+  readonly name: string;
+  readonly text: string;
+}
+
+const preparedNames = new Map<string, string>();
+
+/** The prepared form of a constant statement; one name per text, whichever module declares it. */
+export function prepared(text: string): PreparedStatement {
+  let name = preparedNames.get(text);
+  if (!name) preparedNames.set(text, (name = `pa_${preparedNames.size + 1}`));
+  return Object.freeze({ name, text });
+}
+
+/** A statement's text, or its prepared form. */
+export type Statement = string | PreparedStatement;
+
+/**
+ * TypeORM hands the query to pg's `client.query` unchanged (its query logging is off), and pg takes a query config
+ * object (`{ name, text }`) there as well as a string: a prepared statement goes through the same manager, and so the
+ * same transaction, as any other.
+ */
+function run(db: Queryable, statement: Statement, params: unknown[]): Promise<unknown> {
+  return db.query(statement as string, params);
+}
+
 /** Rows of a SELECT, or of INSERT … RETURNING. */
-export async function sql<T>(db: Queryable, text: string, params: unknown[] = []): Promise<T[]> {
-  return (await db.query(text, params)) as T[];
+export async function sql<T>(db: Queryable, text: Statement, params: unknown[] = []): Promise<T[]> {
+  return (await run(db, text, params)) as T[];
 }
 
 /** The first row of a query, or null when there is none. */
-export async function sqlOne<T>(db: Queryable, text: string, params: unknown[] = []): Promise<T | null> {
+export async function sqlOne<T>(db: Queryable, text: Statement, params: unknown[] = []): Promise<T | null> {
   const [row] = await sql<T>(db, text, params);
   return row ?? null;
 }
@@ -24,15 +57,15 @@ export async function sqlOne<T>(db: Queryable, text: string, params: unknown[] =
  * Rows of UPDATE … RETURNING or DELETE … RETURNING. TypeORM's postgres driver answers `[rows, affected]` for
  * those two commands (and plain rows for the others), so this is the one place that unwraps it.
  */
-export async function returning<T>(db: Queryable, text: string, params: unknown[] = []): Promise<T[]> {
-  const result = await db.query(text, params);
+export async function returning<T>(db: Queryable, text: Statement, params: unknown[] = []): Promise<T[]> {
+  const result = await run(db, text, params);
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
   return result as T[];
 }
 
 /** How many rows an UPDATE or DELETE without RETURNING changed (the `affected` half of TypeORM's `[rows, affected]`). */
-export async function affected(db: Queryable, text: string, params: unknown[] = []): Promise<number> {
-  const result = await db.query(text, params);
+export async function affected(db: Queryable, text: Statement, params: unknown[] = []): Promise<number> {
+  const result = await run(db, text, params);
   if (Array.isArray(result) && result.length === 2 && typeof result[1] === 'number') return result[1];
   throw new Error('affected() expects an UPDATE or DELETE statement');
 }

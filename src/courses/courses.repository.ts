@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { affected, Queryable, sql, sqlOne } from '../common/database';
+import { affected, prepared, Queryable, sql, sqlOne } from '../common/database';
 import type { Level } from './course-level';
 
 /** A course as the catalogue and the admin API see it. */
@@ -160,6 +160,12 @@ export interface CourseFactsRow {
   total_topics: number;
 }
 
+/** Read by every enrolment. */
+const FACTS = prepared(
+  `SELECT c.id, c.title, c.credit_cost, (SELECT count(*)::int FROM topics t WHERE t.course_id = c.id) AS total_topics
+     FROM courses c WHERE c.id = $1 AND c.published`,
+);
+
 /** Every query of the courses feature (courses, tutors, topics and the enrolment counter functions). */
 @Injectable()
 export class CoursesRepository {
@@ -220,12 +226,7 @@ export class CoursesRepository {
 
   /** Facts of a published course with its topic count, in one statement (the enrolment's only course read). */
   facts(courseId: number, db: Queryable = this.dataSource): Promise<CourseFactsRow | null> {
-    return sqlOne<CourseFactsRow>(
-      db,
-      `SELECT c.id, c.title, c.credit_cost, (SELECT count(*)::int FROM topics t WHERE t.course_id = c.id) AS total_topics
-         FROM courses c WHERE c.id = $1 AND c.published`,
-      [courseId],
-    );
+    return sqlOne<CourseFactsRow>(db, FACTS, [courseId]);
   }
 
   /** Titles of any courses, published or not. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { isUniqueViolation, Queryable, sql, sqlOne } from '../common/database';
+import { isUniqueViolation, prepared, Queryable, sql, sqlOne } from '../common/database';
 import { inScope, Mode, Scope, scopeParams } from '../common/scope';
 import type { CreditTransactionKind } from './credit-transaction.entity';
 
@@ -55,6 +55,28 @@ function toTransaction(r: LedgerRow): CreditTransaction {
 
 const REFERENCE_UNIQUE = 'credit_transactions_reference_uq';
 
+/** A top-up: the balance (the account created on the first) and its ledger row together. */
+const CREDIT = prepared(
+  `WITH acc AS (
+     INSERT INTO credit_accounts (partner_id, mode, user_id, balance) VALUES ($1, $2, $4, $3)
+     ON CONFLICT (user_id) DO UPDATE SET balance = credit_accounts.balance + EXCLUDED.balance, updated_at = now()
+     RETURNING balance)
+   INSERT INTO credit_transactions (partner_id, mode, id, user_id, amount, kind, source, reference, balance_after)
+   SELECT $1, $2, $5, $4, $3, 'topup', $6, $7, acc.balance FROM acc
+   RETURNING ${COLUMNS}`,
+);
+
+/** An enrolment's debit: a conditional update and its ledger row together (nothing when the balance is short). */
+const DEBIT_FOR_ENROLLMENT = prepared(
+  `WITH acc AS (
+     UPDATE credit_accounts SET balance = balance - $3, updated_at = now()
+      WHERE ${inScope()} AND user_id = $4 AND balance >= $3
+     RETURNING balance)
+   INSERT INTO credit_transactions (partner_id, mode, id, user_id, amount, kind, enrollment_id, balance_after)
+   SELECT $1, $2, $5, $4, -$3::int, 'enrollment', $6, acc.balance FROM acc
+   RETURNING balance_after`,
+);
+
 /** True when a top-up failed because its payment reference was used already (by a parallel request, say). */
 export function isReferenceTaken(e: unknown): boolean {
   return isUniqueViolation(e, REFERENCE_UNIQUE);
@@ -75,17 +97,7 @@ export class CreditsRepository {
     id: string,
     entry: { userId: number; amount: number; source: string | null; reference: string | null },
   ): Promise<CreditTransaction> {
-    const [row] = await sql<LedgerRow>(
-      db,
-      `WITH acc AS (
-         INSERT INTO credit_accounts (partner_id, mode, user_id, balance) VALUES ($1, $2, $4, $3)
-         ON CONFLICT (user_id) DO UPDATE SET balance = credit_accounts.balance + EXCLUDED.balance, updated_at = now()
-         RETURNING balance)
-       INSERT INTO credit_transactions (partner_id, mode, id, user_id, amount, kind, source, reference, balance_after)
-       SELECT $1, $2, $5, $4, $3, 'topup', $6, $7, acc.balance FROM acc
-       RETURNING ${COLUMNS}`,
-      scopeParams(scope, entry.amount, entry.userId, id, entry.source, entry.reference),
-    );
+    const [row] = await sql<LedgerRow>(db, CREDIT, scopeParams(scope, entry.amount, entry.userId, id, entry.source, entry.reference));
     return toTransaction(row);
   }
 
@@ -95,17 +107,7 @@ export class CreditsRepository {
    */
   async debitForEnrollment(db: Queryable, scope: Scope, id: string, userId: number, amount: number, enrollmentId: number): Promise<number | null> {
     // The statement is an INSERT, so TypeORM answers plain rows (sqlOne, not returning).
-    const row = await sqlOne<{ balance_after: number }>(
-      db,
-      `WITH acc AS (
-         UPDATE credit_accounts SET balance = balance - $3, updated_at = now()
-          WHERE ${inScope()} AND user_id = $4 AND balance >= $3
-         RETURNING balance)
-       INSERT INTO credit_transactions (partner_id, mode, id, user_id, amount, kind, enrollment_id, balance_after)
-       SELECT $1, $2, $5, $4, -$3::int, 'enrollment', $6, acc.balance FROM acc
-       RETURNING balance_after`,
-      scopeParams(scope, amount, userId, id, enrollmentId),
-    );
+    const row = await sqlOne<{ balance_after: number }>(db, DEBIT_FOR_ENROLLMENT, scopeParams(scope, amount, userId, id, enrollmentId));
     return row?.balance_after ?? null;
   }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { affected, Queryable, returning, sql, sqlOne } from '../common/database';
+import { affected, prepared, Queryable, returning, sql, sqlOne } from '../common/database';
 import { inScope, Mode, Scope, scopeParams } from '../common/scope';
 import { ProgressCounts } from './enrollment-progress';
 import type { EnrollmentStatus } from './enrollment.entity';
@@ -51,6 +51,11 @@ function toEnrollment(r: EnrollmentRow): Enrollment {
   };
 }
 
+const INSERT_ONCE = prepared(
+  `INSERT INTO enrollments (partner_id, mode, user_id, course_id, credits_deducted) VALUES ($1, $2, $3, $4, $5)
+   ON CONFLICT (user_id, course_id) DO NOTHING RETURNING id, enrolled_at`,
+);
+
 /** Every query of the enrolment feature (enrolments and their completed topics). */
 @Injectable()
 export class EnrollmentsRepository {
@@ -58,12 +63,7 @@ export class EnrollmentsRepository {
 
   /** The new enrolment's id and time, or null when the learner is already enrolled (unique user_id, course_id). */
   insertOnce(em: EntityManager, scope: Scope, userId: number, courseId: number, creditsDeducted: number): Promise<{ id: number; enrolled_at: Date } | null> {
-    return sqlOne<{ id: number; enrolled_at: Date }>(
-      em,
-      `INSERT INTO enrollments (partner_id, mode, user_id, course_id, credits_deducted) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (user_id, course_id) DO NOTHING RETURNING id, enrolled_at`,
-      scopeParams(scope, userId, courseId, creditsDeducted),
-    );
+    return sqlOne<{ id: number; enrolled_at: Date }>(em, INSERT_ONCE, scopeParams(scope, userId, courseId, creditsDeducted));
   }
 
   /** The caller's enrolment, optionally locked FOR UPDATE (progress changes serialise on it). */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { affected, sql, sqlOne } from '../common/database';
+import { affected, prepared, sql, sqlOne } from '../common/database';
 import type { Mode, Scope } from '../common/scope';
 import { DomainEvent, isPublicEventType } from './event-map';
 
@@ -13,6 +13,16 @@ interface EventRow {
   payload: Record<string, unknown>;
   occurred_at: Date;
 }
+
+/** Every write transaction that records an event sends this, and every fan-out batch the mark. */
+const APPEND = prepared(
+  `WITH e AS (
+     INSERT INTO events (id, partner_id, mode, type, payload, occurred_at)
+     SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::varchar[], $5::jsonb[], $6::timestamptz[])
+     RETURNING id, created_at)
+   INSERT INTO events_undispatched (event_id, created_at) SELECT id, created_at FROM e`,
+);
+const MARK_DISPATCHED = prepared(`DELETE FROM events_undispatched WHERE event_id = ANY ($1::varchar[])`);
 
 /** Outbox rows claimed by a relay: every row's id (to mark), and the public events among them (to deliver). */
 export interface ClaimedEvents {
@@ -36,22 +46,14 @@ export class OutboxStore {
    */
   async append(em: EntityManager, events: DomainEvent[]): Promise<void> {
     if (!events.length) return;
-    await sql(
-      em,
-      `WITH e AS (
-         INSERT INTO events (id, partner_id, mode, type, payload, occurred_at)
-         SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::varchar[], $5::jsonb[], $6::timestamptz[])
-         RETURNING id, created_at)
-       INSERT INTO events_undispatched (event_id, created_at) SELECT id, created_at FROM e`,
-      [
-        events.map((e) => e.id),
-        events.map((e) => e.partnerId),
-        events.map((e) => e.mode),
-        events.map((e) => e.type),
-        events.map((e) => JSON.stringify(e.payload)),
-        events.map((e) => e.occurredAt),
-      ],
-    );
+    await sql(em, APPEND, [
+      events.map((e) => e.id),
+      events.map((e) => e.partnerId),
+      events.map((e) => e.mode),
+      events.map((e) => e.type),
+      events.map((e) => JSON.stringify(e.payload)),
+      events.map((e) => e.occurredAt),
+    ]);
   }
 
   /**
@@ -82,7 +84,7 @@ export class OutboxStore {
 
   /** In the caller's transaction when given one (the relay's claim), else on its own. */
   async markDispatched(eventIds: string[], em: EntityManager = this.dataSource.manager): Promise<void> {
-    await affected(em, `DELETE FROM events_undispatched WHERE event_id = ANY ($1::varchar[])`, [eventIds]);
+    await affected(em, MARK_DISPATCHED, [eventIds]);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { Queryable, sql, sqlOne } from '../common/database';
+import { prepared, Queryable, sql, sqlOne } from '../common/database';
 import { inScope, Mode, Scope, scopeParams } from '../common/scope';
 
 /** A learner of one partner in one mode. */
@@ -27,6 +27,9 @@ interface UserRow {
 }
 
 const COLUMNS = 'id, partner_id, mode, external_user_id, name, email, created_at';
+
+/** Every enrolment and top-up reads its learner by id. */
+const BY_ID = prepared(`SELECT ${COLUMNS} FROM users WHERE ${inScope()} AND id = $3`);
 
 function toUser(r: UserRow): User {
   return {
@@ -72,7 +75,7 @@ export class UsersRepository {
   }
 
   async findById(scope: Scope, id: number, db: Queryable = this.dataSource): Promise<User | null> {
-    const row = await sqlOne<UserRow>(db, `SELECT ${COLUMNS} FROM users WHERE ${inScope()} AND id = $3`, scopeParams(scope, id));
+    const row = await sqlOne<UserRow>(db, BY_ID, scopeParams(scope, id));
     return row && toUser(row);
   }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { affected, returning, sql, sqlOne } from '../common/database';
+import { affected, prepared, returning, sql, sqlOne } from '../common/database';
 import { inScope, Mode, Scope, scopeParams } from '../common/scope';
 import type { DomainEvent, PublicEventType } from '../events/event-map';
 import type { DeliveryStatus } from './webhook-delivery.entity';
@@ -169,6 +169,14 @@ export interface NewDelivery {
   body: string;
   status: Extract<DeliveryStatus, 'pending' | 'skipped'>;
 }
+
+/** Every fan-out batch starts with it. */
+const SUBSCRIPTIONS_MATCHING = prepared(
+  `SELECT s.id AS subscription_id, s.status = 'active' AS active, e.idx::int AS idx
+     FROM unnest($1::int[], $2::varchar[], $3::text[]) WITH ORDINALITY AS e(partner_id, mode, type, idx)
+     JOIN webhook_subscriptions s
+       ON s.partner_id = e.partner_id AND s.mode = e.mode AND e.type = ANY (s.events)`,
+);
 
 /** Every query of the webhooks API side: subscriptions, the delivery log, and the fan-out's deliveries. Partner-triggered statements filter on the scope (`inScope`). */
 @Injectable()
@@ -349,14 +357,11 @@ export class WebhooksRepository {
 
   /** Every (event, subscription) pair where the subscription lists the event's type, active or not. */
   subscriptionsMatching(events: DomainEvent[]): Promise<SubscriptionMatch[]> {
-    return sql<SubscriptionMatch>(
-      this.dataSource,
-      `SELECT s.id AS subscription_id, s.status = 'active' AS active, e.idx::int AS idx
-         FROM unnest($1::int[], $2::varchar[], $3::text[]) WITH ORDINALITY AS e(partner_id, mode, type, idx)
-         JOIN webhook_subscriptions s
-           ON s.partner_id = e.partner_id AND s.mode = e.mode AND e.type = ANY (s.events)`,
-      [events.map((e) => e.partnerId), events.map((e) => e.mode), events.map((e) => e.type)],
-    );
+    return sql<SubscriptionMatch>(this.dataSource, SUBSCRIPTIONS_MATCHING, [
+      events.map((e) => e.partnerId),
+      events.map((e) => e.mode),
+      events.map((e) => e.type),
+    ]);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { affected, isUniqueViolation, returning, sql, sqlOne, type Queryable } from '../../src/common/database';
+import { affected, isUniqueViolation, prepared, returning, sql, sqlOne, type Queryable } from '../../src/common/database';
 
 /** Answers every query with a fixed result, the way TypeORM's postgres driver shapes it. */
 const answering = (result: unknown): Queryable => ({ query: () => Promise.resolve(result) });
@@ -19,6 +19,16 @@ describe('common/database', () => {
     expect(await sqlOne<{ n: number }>(answering([{ n: 1 }, { n: 2 }]), 'SELECT …')).toEqual({ n: 1 });
     expect(await sqlOne<{ n: number }>(answering([]), 'SELECT …')).toBeNull();
     expect(await sql<{ n: number }>(answering([{ n: 1 }]), 'SELECT …')).toEqual([{ n: 1 }]);
+  });
+
+  it('prepared() names each text once, and the helpers pass the named statement to the query as pg takes it', async () => {
+    const a = prepared('SELECT 1 AS prepared_a');
+    expect(prepared('SELECT 1 AS prepared_a')).toEqual(a);
+    expect(prepared('SELECT 2 AS prepared_b').name).not.toBe(a.name);
+    const seen: unknown[] = [];
+    const recording: Queryable = { query: (query, params) => (seen.push([query, params]), Promise.resolve([{ n: 1 }])) };
+    expect(await sqlOne<{ n: number }>(recording, a, [7])).toEqual({ n: 1 });
+    expect(seen).toEqual([[{ name: a.name, text: 'SELECT 1 AS prepared_a' }, [7]]]);
   });
 
   it('isUniqueViolation() matches 23505 on the error or its driverError, optionally of one constraint', () => {
