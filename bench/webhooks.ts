@@ -18,6 +18,8 @@
  * Env:  DATABASE_URL base (default postgres://postgres@127.0.0.1:5432/postgres), REDIS_URL, BENCH_LATENCY_EVENTS (1000), BENCH_THROUGHPUT_EVENTS (4000), BENCH_ROUNDS (3)
  */
 import { createServer } from 'node:http';
+import { Session } from 'node:inspector/promises';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { constants as perfConstants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
@@ -39,6 +41,46 @@ const LATENCY_EVENTS = Number(process.env.BENCH_LATENCY_EVENTS ?? 1000);
 const THROUGHPUT_EVENTS = Number(process.env.BENCH_THROUGHPUT_EVENTS ?? 4000);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** A path prefix: a CPU profile of the latency phase and one of the throughput phase are written there (.cpuprofile). */
+const CPU_PROFILE = process.env.BENCH_CPU_PROFILE;
+
+/**
+ * CPU (ms) used so far by PostgreSQL's backends of `database` and by the Redis server, from /proc (zero when they run
+ * elsewhere). Redis is shared with whatever else uses it, so its figure is only as clean as the machine is quiet.
+ */
+function serverCpuMs(database: string): { postgres: number; redis: number } {
+  const used = { postgres: 0, redis: 0 };
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ms = (Number(fields[11]) + Number(fields[12])) * 10;
+      if (name === 'redis-server') used.redis += ms;
+      else if (name === 'postgres' && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(database)) used.postgres += ms;
+    } catch {
+      // the process ended between listing and reading
+    }
+  }
+  return used;
+}
+
+/** Profiles `phase` when BENCH_CPU_PROFILE is set: only the measured phase, not the start-up's module loading. */
+async function profiled<T>(name: string, phase: () => Promise<T>): Promise<T> {
+  if (!CPU_PROFILE) return phase();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await phase();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(`${CPU_PROFILE}-${name}.cpuprofile`, JSON.stringify(profile));
+    session.disconnect();
+  }
+}
 
 const sent = new Map<string, number>();
 const received = new Map<string, number>();
@@ -126,15 +168,19 @@ async function main(): Promise<void> {
     return ids;
   };
   const queue = app.get(WebhookQueue);
-  const enqueue = queue.enqueue.bind(queue);
-  queue.enqueue = async (ids, suffix) => {
+  // The fan-out's enqueue (first attempts, several deliveries to a job) where the build has it, else one job per delivery.
+  const q = queue as unknown as Record<string, (ids: string[], suffix?: string) => Promise<void>>;
+  const enqueueMethod = typeof q.enqueueFirstAttempts === 'function' ? 'enqueueFirstAttempts' : 'enqueue';
+  const enqueue = q[enqueueMethod].bind(queue);
+  q[enqueueMethod] = async (ids, suffix) => {
     await enqueue(ids, suffix);
     for (const id of ids) mark(id, 'enqueued');
   };
   const job = app.get(DeliverWebhookJob);
   const processJob = job.process.bind(job);
   job.process = (j, token) => {
-    mark(j.data.deliveryId, 'job');
+    const data = j.data as { deliveryId?: string; deliveryIds?: string[] };
+    for (const id of data.deliveryIds ?? [data.deliveryId!]) mark(id, 'job');
     return processJob(j, token);
   };
 
@@ -206,17 +252,21 @@ async function main(): Promise<void> {
   loopDelay.enable();
   Object.assign(fanOutCalls, { batches: 0, batch_ms: 0, marks: 0 });
   const cpuBefore = process.cpuUsage();
+  const serversBefore = serverCpuMs(db.pathname.slice(1));
   const start = performance.now();
-  const inflight: Promise<void>[] = [];
-  for (let i = 0; i < latencyKeys.length; i++) {
-    const due = start + (i * 1000) / RATE;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    inflight.push(record([latencyKeys[i]]));
-  }
-  await Promise.all(inflight);
-  await waitAll(latencyKeys, 60_000);
+  await profiled('latency', async () => {
+    const inflight: Promise<void>[] = [];
+    for (let i = 0; i < latencyKeys.length; i++) {
+      const due = start + (i * 1000) / RATE;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      inflight.push(record([latencyKeys[i]]));
+    }
+    await Promise.all(inflight);
+    await waitAll(latencyKeys, 60_000);
+  });
   const cpu = process.cpuUsage(cpuBefore);
+  const serversAfter = serverCpuMs(db.pathname.slice(1));
   const latencyFanOut = { ...fanOutCalls };
   loopDelay.disable();
   gcObserver.disconnect();
@@ -254,17 +304,28 @@ async function main(): Promise<void> {
   });
   const deliveryRates: number[] = [];
   const plainRates: number[] = [];
+  const tpCpu: Array<{ process: number; postgres: number; redis: number }> = [];
   for (let round = 0; round < ROUNDS; round++) {
     const tpKeys = Array.from({ length: THROUGHPUT_EVENTS }, (_, i) => `tp-${round}-${i}`);
     const tpStart = performance.now();
-    const batches: Promise<void>[] = [];
-    for (let i = 0; i < tpKeys.length; i += 20) {
-      batches.push(record(tpKeys.slice(i, i + 20)));
-      if (batches.length % 10 === 0) await Promise.all(batches.slice(-10));
-    }
-    await Promise.all(batches);
-    await waitAll(tpKeys, 180_000);
+    const tpCpuBefore = { process: process.cpuUsage(), servers: serverCpuMs(db.pathname.slice(1)) };
+    await profiled(`throughput-${round}`, async () => {
+      const batches: Promise<void>[] = [];
+      for (let i = 0; i < tpKeys.length; i += 20) {
+        batches.push(record(tpKeys.slice(i, i + 20)));
+        if (batches.length % 10 === 0) await Promise.all(batches.slice(-10));
+      }
+      await Promise.all(batches);
+      await waitAll(tpKeys, 180_000);
+    });
     deliveryRates.push(THROUGHPUT_EVENTS / ((performance.now() - tpStart) / 1000));
+    const tpProcess = process.cpuUsage(tpCpuBefore.process);
+    const tpServers = serverCpuMs(db.pathname.slice(1));
+    tpCpu.push({
+      process: (tpProcess.user + tpProcess.system) / 1000 / THROUGHPUT_EVENTS,
+      postgres: (tpServers.postgres - tpCpuBefore.servers.postgres) / THROUGHPUT_EVENTS,
+      redis: (tpServers.redis - tpCpuBefore.servers.redis) / THROUGHPUT_EVENTS,
+    });
 
     let next = 0;
     const plainStart = performance.now();
@@ -310,11 +371,22 @@ async function main(): Promise<void> {
       mark_statements: latencyFanOut.marks,
     },
     latency_cpu_ms_per_event: +((cpu.user + cpu.system) / 1000 / LATENCY_EVENTS).toFixed(2),
+    latency_server_cpu_ms_per_event: {
+      postgres_backends: +((serversAfter.postgres - serversBefore.postgres) / LATENCY_EVENTS).toFixed(2),
+      redis: +((serversAfter.redis - serversBefore.redis) / LATENCY_EVENTS).toFixed(2),
+    },
     throughput_events: THROUGHPUT_EVENTS,
     rounds: ROUNDS,
     webhook_deliveries_per_s: Math.round(median(deliveryRates)),
     plain_undici_posts_per_s: Math.round(median(plainRates)),
     ratio_percent: +((median(deliveryRates) / median(plainRates)) * 100).toFixed(1),
+    // CPU per delivery in the sustained runs (medians): this process (recording the events too, and the receiver),
+    // PostgreSQL's backends of the bench's database, and the Redis server. Lower is more deliveries/s on the same cores.
+    throughput_cpu_ms_per_delivery: {
+      process: +median(tpCpu.map((c) => c.process)).toFixed(3),
+      postgres_backends: +median(tpCpu.map((c) => c.postgres)).toFixed(3),
+      redis: +median(tpCpu.map((c) => c.redis)).toFixed(3),
+    },
     runs: { webhook_deliveries_per_s: deliveryRates.map(Math.round), plain_undici_posts_per_s: plainRates.map(Math.round) },
     not_delivered: failed,
     record_retries: recordRetries,

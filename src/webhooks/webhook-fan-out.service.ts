@@ -29,7 +29,7 @@ export class WebhookFanOut {
    */
   async deliver(events: DomainEvent[]): Promise<void> {
     const pending = await this.createDeliveries(events);
-    await this.queue.enqueue(pending);
+    await this.queue.enqueueFirstAttempts(pending);
   }
 
   /** Called once the events' deliveries are enqueued (deliver), never before. */

@@ -37,7 +37,7 @@ function fanOutWith(matches: SubscriptionMatch[]) {
     },
   } as unknown as WebhooksRepository;
   const queue = {
-    enqueue: (ids: string[]) => {
+    enqueueFirstAttempts: (ids: string[]) => {
       calls.push(`enqueue ${ids.length}`);
       return Promise.resolve();
     },

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { WebhooksModule } from '../webhooks.module';
+import { AttemptClaims } from './attempt-claims';
 import { DeliverWebhookJob } from './deliver-webhook.job';
 import { DeliveryStore } from './delivery-store';
 import { DeliverySweep } from './delivery-sweep.service';
@@ -11,6 +12,6 @@ import { WebhookSender } from './webhook-sender';
 /** The delivery processor, the outbox relay and the delivery sweep: loaded in the API when RUN_WORKER=true, and in the worker process. */
 @Module({
   imports: [WebhooksModule],
-  providers: [DeliverWebhookJob, DeliveryStore, DeliverySweep, WebhookSender, WebhookDeliveryProcessor, OutboxRelay, SecretKeyCheck],
+  providers: [AttemptClaims, DeliverWebhookJob, DeliveryStore, DeliverySweep, WebhookSender, WebhookDeliveryProcessor, OutboxRelay, SecretKeyCheck],
 })
 export class WebhooksWorkerModule {}
