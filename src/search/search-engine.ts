@@ -2,7 +2,7 @@ import type { Queryable } from '../common/database';
 import type { CoursesService } from '../courses/courses.service';
 import { InterpretedDto, RelaxedFilter, SearchResponseDto, SearchResultDto } from './dto/search.dto';
 import { COMMON_WORD_RANK, CorrectionCandidate, LexicalSearch, RankedHit } from './lexical-search.store';
-import { buildConcepts, extractFilters, SearchFilters } from './query-parser';
+import { buildConcepts, categoryMentions, extractFilters, SearchFilters } from './query-parser';
 import { standardScoreFusion, weightedRankFusion } from './rank-fusion';
 import { ENCODER, FUSION, SPELLING } from './ranking-weights';
 import type { SearchFacts } from './search-facts';
@@ -217,9 +217,26 @@ export class SearchEngine {
     const rareCorrection = [...corrections].some(([w, fix]) => (candidates.get(w)?.find((c) => c.fix === fix)?.courses ?? Infinity) <= RARE_CORRECTION_COURSES);
     for (const [word, fix] of await this.realWordCorrections(words(rest), corrections)) corrections.set(word, fix);
     const tokens = words(rest).map((w) => corrections.get(w) ?? w);
-    const concepts = buildConcepts(tokens, this.lexicon, filters).slice(0, MAX_CONCEPTS);
+    const concepts = buildConcepts(tokens, this.lexicon, filters, await this.categoryWordsOfSubjects(tokens)).slice(0, MAX_CONCEPTS);
     const text = concepts.map((c) => c[0].join(' ')).join(' ');
     return { filters, text, concepts, corrections, rareCorrection, tokens, semanticText: tokens.join(' ') };
+  }
+
+  /**
+   * Positions of category names that belong to a subject the learner named rather than narrow the search: with a word
+   * next to them that some course outside the category names together with them ("user experience design": UX
+   * courses are filed under Design and Computer Science alike). Filtering on the category would hide those courses.
+   */
+  private async categoryWordsOfSubjects(tokens: string[]): Promise<Set<number>> {
+    const content = (i: number) => i >= 0 && i < tokens.length && !this.lexicon.stopwords.has(tokens[i]);
+    const asked: Array<{ phrase: string; category: string; at: number }> = [];
+    for (const m of categoryMentions(tokens, this.lexicon)) {
+      const name = tokens.slice(m.at, m.at + m.words).join(' ');
+      if (content(m.at - 1)) asked.push({ phrase: `${tokens[m.at - 1]} ${name}`, category: m.category, at: m.at });
+      if (content(m.at + m.words)) asked.push({ phrase: `${name} ${tokens[m.at + m.words]}`, category: m.category, at: m.at });
+    }
+    const found = await this.lexical.phrasesOutsideCategory(asked);
+    return new Set(asked.filter((a) => found.has(a.phrase)).map((a) => a.at));
   }
 
   /**

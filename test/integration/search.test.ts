@@ -192,6 +192,15 @@ describe('POST /api/search understands filters said in words', () => {
     expect(ids(res)).toEqual([maths.id]);
   });
 
+  it('a category name inside a subject some course of another category names is ranked, not a filter', async () => {
+    const w = word();
+    const { course: design } = await course({ title: `Lantern design ${w}`, category: 'Design' });
+    const { course: art } = await course({ title: `Lantern design ${w}`, category: 'Art & Culture' });
+    const { data } = (await search(`lantern design ${w}`)).body as { data: { interpreted: unknown; results: Array<{ id: number }> } };
+    expect(data.interpreted).toEqual({ text: `lantern design ${w}` });
+    expect(data.results.map((r) => r.id).sort()).toEqual([design.id, art.id].sort());
+  });
+
   it('"from <organisation>" and "by <tutor>" become the organisation filter', async () => {
     const w = word();
     const org = `${word()} University`;
