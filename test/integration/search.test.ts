@@ -244,6 +244,17 @@ describe('POST /api/search tolerates typos and knows synonyms', () => {
     expect(ids(res)).toEqual([c.id]);
   });
 
+  it('puts the courses naming a rare corrected word before those naming every word only in their descriptions', async () => {
+    const w = word();
+    const other = word();
+    const { course: named } = await course({ title: `Orchestration ${w}`, description: 'Clusters.' });
+    const { course: both } = await course({ title: `Rollouts ${other}`, description: `Rollouts with ${w} and ${other}.` });
+    const i = [...w].findIndex((ch, k) => k >= 3 && w[k + 1] && ch !== w[k + 1]);
+    const misspelt = w.slice(0, i) + w[i + 1] + w[i] + w.slice(i + 2);
+    const { data } = (await search(`${misspelt} ${other}`)).body as { data: { results: Array<{ id: number }> } };
+    expect(data.results.map((r) => r.id)).toEqual([named.id, both.id]);
+  });
+
   it('finds JavaScript and Python courses under "javscript" and "pyhton"', async () => {
     const w = word();
     const { course: js } = await course({ title: `JavaScript for ${w}` });
