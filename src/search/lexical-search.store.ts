@@ -105,6 +105,22 @@ export class LexicalSearch {
     return hit ? { index: hit.i - 1, name: hit.name! } : null;
   }
 
+  /**
+   * The phrases (each a category name with a word next to it, "experience design") that some published course outside
+   * their category names in its title, category, topics, tutor or organisation: a subject that crosses categories.
+   */
+  async phrasesOutsideCategory(phrases: Array<{ phrase: string; category: string }>): Promise<Set<string>> {
+    if (!phrases.length) return new Set();
+    const rows = await sql<{ phrase: string }>(
+      this.db,
+      `SELECT p.phrase FROM unnest($1::text[], $2::text[]) AS p(phrase, category)
+        WHERE EXISTS (SELECT 1 FROM search_heads h
+                       WHERE h.head @@ phraseto_tsquery('english', p.phrase) AND h.published AND h.category_key <> lower(p.category))`,
+      [phrases.map((p) => p.phrase), phrases.map((p) => p.category)],
+    );
+    return new Set(rows.map((r) => r.phrase));
+  }
+
   /** Published courses matching the filters and any concept, best first: weighted rank, all-concepts bonus, title trigram, popularity. */
   /**
    * `limit` is what the caller shows and decides which matches rank (e.g. when enough courses name every concept, only

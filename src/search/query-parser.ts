@@ -85,21 +85,46 @@ function organisationCandidates(text: string, lexicon: SearchLexicon): Extracted
   return out;
 }
 
+/** A category name in the words: where it starts, how many words it spans, and the category. */
+export interface CategoryMention {
+  at: number;
+  words: number;
+  category: string;
+}
+
+/** Where the words name a category (the longest known phrase at each position, as buildConcepts reads them). */
+export function categoryMentions(tokens: string[], lexicon: SearchLexicon): CategoryMention[] {
+  const out: CategoryMention[] = [];
+  for (let i = 0; i < tokens.length;) {
+    let n = Math.min(lexicon.maxPhraseWords, tokens.length - i);
+    for (; n >= 1 && !lexicon.phrases.has(tokens.slice(i, i + n).join(' ')); n--);
+    const entry = n ? lexicon.phrases.get(tokens.slice(i, i + n).join(' ')) : undefined;
+    if (entry?.kind === 'category') out.push({ at: i, words: n, category: entry.category });
+    i += Math.max(1, n);
+  }
+  return out;
+}
+
 /**
  * Groups the remaining words into concepts: the longest known phrase at each position wins; a category name
  * becomes the category filter (the first one only), a synonym phrase brings its whole group, topic-less words go.
+ * A category name at a position in `subjectAt` is part of a subject the learner named ("user experience design"):
+ * it is ranked like any other word, not a filter. A category name that is the only thing left to rank is both the
+ * filter and a ranked word, so that the courses naming it come first within the category.
  */
-export function buildConcepts(tokens: string[], lexicon: SearchLexicon, filters: SearchFilters): Concept[] {
+export function buildConcepts(tokens: string[], lexicon: SearchLexicon, filters: SearchFilters, subjectAt: ReadonlySet<number> = new Set()): Concept[] {
   const concepts: Concept[] = [];
   const seen = new Set<string>();
+  let filterPhrase: string | undefined;
   for (let i = 0; i < tokens.length;) {
     let matched = false;
     for (let n = Math.min(lexicon.maxPhraseWords, tokens.length - i); n >= 1 && !matched; n--) {
       const phrase = tokens.slice(i, i + n).join(' ');
       const entry = lexicon.phrases.get(phrase);
       if (!entry) continue;
-      if (entry.kind === 'category' && !filters.category) {
+      if (entry.kind === 'category' && !filters.category && !subjectAt.has(i)) {
         filters.category = entry.category;
+        filterPhrase = phrase;
       } else {
         const phrases = entry.kind === 'synonyms' ? entry.phrases : [phrase];
         const key = phrases.join('|');
@@ -115,6 +140,7 @@ export function buildConcepts(tokens: string[], lexicon: SearchLexicon, filters:
     seen.add(word);
     concepts.push([[word]]);
   }
+  if (!concepts.length && filterPhrase) concepts.push([filterPhrase.split(' ')]);
   return concepts;
 }
 

@@ -1,8 +1,8 @@
 import type { Queryable } from '../common/database';
 import type { CoursesService } from '../courses/courses.service';
 import { InterpretedDto, RelaxedFilter, SearchResponseDto, SearchResultDto } from './dto/search.dto';
-import { COMMON_WORD_RANK, CorrectionCandidate, LexicalSearch, RankedHit } from './lexical-search.store';
-import { buildConcepts, extractFilters, SearchFilters } from './query-parser';
+import { COMMON_WORD_RANK, CorrectionCandidate, LexicalSearch, RankedHit, RankedPage } from './lexical-search.store';
+import { buildConcepts, categoryMentions, Concept, extractFilters, SearchFilters } from './query-parser';
 import { standardScoreFusion, weightedRankFusion } from './rank-fusion';
 import { ENCODER, FUSION, SPELLING } from './ranking-weights';
 import type { SearchFacts } from './search-facts';
@@ -80,7 +80,8 @@ export class SearchEngine {
   }
 
   async search(query: string, limit: number): Promise<SearchResponseDto> {
-    const { filters, text, concepts, corrections, rareCorrection, tokens, semanticText } = await this.understand(query);
+    const { filters, text, concepts, corrections, rareFixes, tokens, semanticText } = await this.understand(query);
+    const rareCorrection = rareFixes.length > 0;
     const semantic = Boolean(text && (this.rankers.embedded || this.rankers.hosted || this.rankers.encoder));
     const depth = semantic ? FUSION_DEPTH : limit;
     // The query goes to the sentence encoder's thread first and the lexical statements out next, so that the encoding
@@ -115,6 +116,7 @@ export class SearchEngine {
       ]);
     }
 
+    lexical = await this.rareWordsFirst(lexical, concepts, rareFixes, applied, limit, depth);
     let hits: RankedHit[] = lexical.hits.slice(0, limit);
     let total = lexical.total;
     const semanticLists = [embeddedHits, hostedHits, encoderHits].filter((list) => list.length);
@@ -150,6 +152,31 @@ export class SearchEngine {
       results: await this.hydrate(hits),
       total,
     };
+  }
+
+  /**
+   * A misspelt word corrected to one few courses name ("kubernets" → kubernetes) is what the learner is after: when no
+   * course names every concept outside its description, the courses naming the rarest such word come before those
+   * naming only the query's commoner words, even where those name every concept somewhere in their descriptions.
+   */
+  private async rareWordsFirst(
+    page: RankedPage,
+    concepts: Concept[],
+    rareFixes: string[],
+    filters: SearchFilters,
+    limit: number,
+    depth: number,
+  ): Promise<RankedPage> {
+    if (!rareFixes.length || page.allConcepts || !page.hits.length) return page;
+    const rare = concepts.filter((c) => c.some((alt) => alt.includes(rareFixes[0])));
+    if (!rare.length || rare.length === concepts.length) return page;
+    const first = await this.lexical.rank(rare, rare.map((c) => c[0].join(' ')).join(' '), filters, limit, depth);
+    if (!first.hits.length) return page;
+    const seen = new Set(first.hits.map((h) => h.id));
+    const top = Math.max(...page.hits.map((h) => h.score));
+    // Scores stay non-increasing: the rare word's courses above every other match, each group in its own order.
+    const hits = [...first.hits.map((h) => ({ id: h.id, score: top + 1 + h.score })), ...page.hits.filter((h) => !seen.has(h.id))].slice(0, depth);
+    return { ...page, hits };
   }
 
   /** The embedded engine's candidates (unfiltered), or null when it is not ready or knows none of the words. */
@@ -214,12 +241,34 @@ export class SearchEngine {
     const raw = words(rest).filter((w) => !known(w));
     const candidates = await this.lexical.correctionCandidates(raw);
     const corrections = await this.chooseCorrections(candidates, words(rest));
-    const rareCorrection = [...corrections].some(([w, fix]) => (candidates.get(w)?.find((c) => c.fix === fix)?.courses ?? Infinity) <= RARE_CORRECTION_COURSES);
+    // Corrections to words few courses name (outside their descriptions), the rarest first.
+    const rareFixes = [...corrections]
+      .map(([w, fix]) => ({ fix, courses: candidates.get(w)?.find((c) => c.fix === fix)?.courses ?? Infinity }))
+      .filter((c) => c.courses <= RARE_CORRECTION_COURSES)
+      .sort((a, b) => a.courses - b.courses)
+      .map((c) => c.fix);
     for (const [word, fix] of await this.realWordCorrections(words(rest), corrections)) corrections.set(word, fix);
     const tokens = words(rest).map((w) => corrections.get(w) ?? w);
-    const concepts = buildConcepts(tokens, this.lexicon, filters).slice(0, MAX_CONCEPTS);
+    const concepts = buildConcepts(tokens, this.lexicon, filters, await this.categoryWordsOfSubjects(tokens)).slice(0, MAX_CONCEPTS);
     const text = concepts.map((c) => c[0].join(' ')).join(' ');
-    return { filters, text, concepts, corrections, rareCorrection, tokens, semanticText: tokens.join(' ') };
+    return { filters, text, concepts, corrections, rareFixes, tokens, semanticText: tokens.join(' ') };
+  }
+
+  /**
+   * Positions of category names that belong to a subject the learner named rather than narrow the search: with a word
+   * next to them that some course outside the category names together with them ("user experience design": UX
+   * courses are filed under Design and Computer Science alike). Filtering on the category would hide those courses.
+   */
+  private async categoryWordsOfSubjects(tokens: string[]): Promise<Set<number>> {
+    const content = (i: number) => i >= 0 && i < tokens.length && !this.lexicon.stopwords.has(tokens[i]);
+    const asked: Array<{ phrase: string; category: string; at: number }> = [];
+    for (const m of categoryMentions(tokens, this.lexicon)) {
+      const name = tokens.slice(m.at, m.at + m.words).join(' ');
+      if (content(m.at - 1)) asked.push({ phrase: `${tokens[m.at - 1]} ${name}`, category: m.category, at: m.at });
+      if (content(m.at + m.words)) asked.push({ phrase: `${name} ${tokens[m.at + m.words]}`, category: m.category, at: m.at });
+    }
+    const found = await this.lexical.phrasesOutsideCategory(asked);
+    return new Set(asked.filter((a) => found.has(a.phrase)).map((a) => a.at));
   }
 
   /**

@@ -192,6 +192,15 @@ describe('POST /api/search understands filters said in words', () => {
     expect(ids(res)).toEqual([maths.id]);
   });
 
+  it('a category name inside a subject some course of another category names is ranked, not a filter', async () => {
+    const w = word();
+    const { course: design } = await course({ title: `Lantern design ${w}`, category: 'Design' });
+    const { course: art } = await course({ title: `Lantern design ${w}`, category: 'Art & Culture' });
+    const { data } = (await search(`lantern design ${w}`)).body as { data: { interpreted: unknown; results: Array<{ id: number }> } };
+    expect(data.interpreted).toEqual({ text: `lantern design ${w}` });
+    expect(data.results.map((r) => r.id).sort()).toEqual([design.id, art.id].sort());
+  });
+
   it('"from <organisation>" and "by <tutor>" become the organisation filter', async () => {
     const w = word();
     const org = `${word()} University`;
@@ -233,6 +242,17 @@ describe('POST /api/search tolerates typos and knows synonyms', () => {
     const res = await search(misspelt);
     expect(res.body.data.interpreted.corrections).toEqual({ [misspelt]: w });
     expect(ids(res)).toEqual([c.id]);
+  });
+
+  it('puts the courses naming a rare corrected word before those naming every word only in their descriptions', async () => {
+    const w = word();
+    const other = word();
+    const { course: named } = await course({ title: `Orchestration ${w}`, description: 'Clusters.' });
+    const { course: both } = await course({ title: `Rollouts ${other}`, description: `Rollouts with ${w} and ${other}.` });
+    const i = [...w].findIndex((ch, k) => k >= 3 && w[k + 1] && ch !== w[k + 1]);
+    const misspelt = w.slice(0, i) + w[i + 1] + w[i] + w.slice(i + 2);
+    const { data } = (await search(`${misspelt} ${other}`)).body as { data: { results: Array<{ id: number }> } };
+    expect(data.results.map((r) => r.id)).toEqual([named.id, both.id]);
   });
 
   it('finds JavaScript and Python courses under "javscript" and "pyhton"', async () => {

@@ -1,4 +1,4 @@
-import { buildConcepts, extractFilters, toTsQuery } from '../../src/search/query-parser';
+import { buildConcepts, categoryMentions, extractFilters, toTsQuery } from '../../src/search/query-parser';
 import { reciprocalRankFusion } from '../../src/search/rank-fusion';
 import { SearchLexicon, words } from '../../src/search/search-lexicon';
 import { embeddingsEndpoint } from '../../src/search/embeddings.client';
@@ -39,6 +39,23 @@ describe('search query parser', () => {
     expect(concepts[1]).toContainEqual(['web', 'development']);
     expect(concepts).toHaveLength(2);
     expect(toTsQuery([[['ml']], [['web', 'dev']]], '&')).toBe('(ml) & (web <-> dev)');
+  });
+
+  it('ranks a category name that is part of a subject instead of filtering on it', () => {
+    const tokens = words('user experience design');
+    expect(categoryMentions(tokens, lexicon)).toEqual([{ at: 2, words: 1, category: 'Design' }]);
+    const filters = {};
+    const concepts = buildConcepts(tokens, lexicon, filters, new Set([2]));
+    expect(filters).toEqual({});
+    expect(concepts).toHaveLength(2);
+    expect(concepts[0]).toContainEqual(['user', 'experience']);
+    expect(concepts[1]).toEqual([['design']]);
+  });
+
+  it('ranks a category name that is all there is to rank, besides filtering on it', () => {
+    const filters = {};
+    expect(buildConcepts(words('introduction to philosophy'), lexicon, filters)).toEqual([[['philosophy']]]);
+    expect(filters).toEqual({ category: 'Philosophy & Ethics' });
   });
 });
 
