@@ -239,11 +239,14 @@ async function seedCourseAndLearners(partnerId, { learners, cost, credits, title
 /** Stops every started process, drops the scratch database and clears the Redis prefix. */
 async function cleanup() {
   if (probeDir) rmSync(probeDir, { recursive: true, force: true });
+  // A child stopped by a signal keeps exitCode null (its signalCode is set): waiting for its 'exit' again would never end,
+  // and Node would quit with the scratch database still there.
+  const running = (c) => c.exitCode === null && c.signalCode === null;
   for (const child of children) {
     child.stopping = true;
-    if (child.exitCode === null) child.kill('SIGTERM');
+    if (running(child)) child.kill('SIGTERM');
   }
-  await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)));
+  await Promise.all(children.map((c) => (running(c) ? new Promise((r) => c.once('exit', r)) : null)));
   const admin = new Client({ connectionString: adminUrl.toString() });
   await admin.connect();
   try {
