@@ -52,7 +52,7 @@ async function main() {
     await sql(`UPDATE plans SET rate_limit_per_second = 1000000 WHERE code = 'enterprise'`, [], b.url);
     seeder.stopping = true;
     seeder.kill('SIGTERM');
-    await new Promise((r) => (seeder.exitCode === null ? seeder.once('exit', r) : r()));
+    await new Promise((r) => (seeder.exitCode === null && seeder.signalCode === null ? seeder.once('exit', r) : r()));
     let request = { method: 'GET', path: '/api/courses?limit=20' };
     if (KIND === 'enroll') {
       const { courseId, users } = await seedCourseAndLearners(

@@ -14,22 +14,27 @@
  * and prints medians of req/s and p50/p99 latency with the ratios and the targets
  * (issue 30: keyed ≥ 0.75 × bare with LOG_LEVEL=info, keyed p99 ≤ 25 ms), and beside them a keyed course detail
  * and a keyed search for their CPU per request. Every run prints CPU per request of the service, PostgreSQL's backends
- * of the scratch database and autocannon (this process), from /proc.
+ * of the scratch database and autocannon (this process), from /proc, and, from inside the served process
+ * (bench/service-probe.js), its event loop's delay and its GC pauses per request.
  *
  * Environment: BENCH_DATABASE_URL (an admin connection, default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_REDIS_URL (default redis://127.0.0.1:6379/0), BENCH_DURATION seconds per run (10), BENCH_ROUNDS (3),
- * BENCH_CONNECTIONS (50), BENCH_LOG_LEVEL of the service (info: request logs on, as in production, written to /dev/null).
+ * BENCH_CONNECTIONS (50), BENCH_LOG_LEVEL of the service (info: request logs on, as in production, written to /dev/null),
+ * BENCH_RUN_WARMUP (seconds of unmeasured load right before each measured run, 0).
  */
 const { existsSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const autocannon = require('autocannon');
-const { CLI, cli, cpuMeter, dbName, freePort, MAIN, runBench, serviceEnv, sql, start, waitFor } = require('./lib');
+const { CLI, cli, cpuMeter, dbName, freePort, MAIN, probeEnv, readProbe, runBench, serviceEnv, sql, start, waitFor } = require('./lib');
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 const BASE_ROOT = process.env.BENCH_BASE_ROOT;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+// Seconds of unmeasured load right before each measured run (0: none). The targets rotate, so a process may have been
+// idle for a run or two before its turn; this tells whether that changes its CPU per request.
+const RUN_WARMUP = Number(process.env.BENCH_RUN_WARMUP ?? 0);
 const PATH = '/api/courses?limit=20';
 const tmp = mkdtempSync(join(tmpdir(), 'pa-bench-'));
 
@@ -47,6 +52,25 @@ function measure(url, headers, duration = DURATION, status = 200, body) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/** What bench/service-probe.js saw in the served process during a run: loop delay, and GC per request. */
+function inside(probe, requests) {
+  if (!probe) return null;
+  const kinds = Object.values(probe.gc);
+  return {
+    loopP99: probe.loopDelayMs.p99,
+    loopMax: probe.loopDelayMs.max,
+    gcPerRequest: kinds.reduce((sum, g) => sum + g.ms, 0) / requests,
+    gcMax: Math.max(0, ...kinds.map((g) => g.maxMs)),
+    majors: probe.gc.major?.count ?? 0,
+    minorsPer1000: ((probe.gc.minor?.count ?? 0) * 1000) / requests,
+  };
+}
+
+const describeInside = (i) =>
+  i
+    ? `loop delay p99 ${i.loopP99.toFixed(1)} / max ${i.loopMax.toFixed(1)} ms, GC ${i.gcPerRequest.toFixed(3)} ms/request (${i.minorsPer1000.toFixed(1)} minor per 1,000 requests, ${i.majors} major, longest pause ${i.gcMax.toFixed(1)} ms)`
+    : 'no probe';
+
 async function main() {
   if (!existsSync(MAIN) || !existsSync(CLI)) {
     process.stderr.write('dist/ is missing: run `npm run build` first.\n');
@@ -54,7 +78,7 @@ async function main() {
   }
   const [keyedPort, openPort, barePort] = [await freePort(), await freePort(), await freePort()];
   process.stderr.write(`scratch database ${dbName}; loading the demo catalogue…\n`);
-  const keyed = start('keyed service', MAIN, serviceEnv(keyedPort, { LOAD_DEMO_CATALOGUE: 'true' }));
+  const keyed = start('keyed service', MAIN, probeEnv(serviceEnv(keyedPort, { LOAD_DEMO_CATALOGUE: 'true' })));
   await waitFor(`http://127.0.0.1:${keyedPort}/health/ready`, keyed);
 
   const partner = await cli(['partner', 'create', '--name', 'Bench', '--email', 'bench@example.com', '--plan', 'enterprise'], serviceEnv(keyedPort));
@@ -62,7 +86,11 @@ async function main() {
   await sql(`UPDATE plans SET rate_limit_per_second = 1000000 WHERE code = 'enterprise'`);
   const rows = await sql('SELECT count(*)::int AS n FROM courses WHERE published');
 
-  const open = start('unguarded service', MAIN, serviceEnv(openPort, { AUTO_MIGRATE: 'false', LOAD_DEMO_CATALOGUE: 'false', BENCH_DISABLE_AUTH: 'true' }));
+  const open = start(
+    'unguarded service',
+    MAIN,
+    probeEnv(serviceEnv(openPort, { AUTO_MIGRATE: 'false', LOAD_DEMO_CATALOGUE: 'false', BENCH_DISABLE_AUTH: 'true' })),
+  );
   await waitFor(`http://127.0.0.1:${openPort}/health/ready`, open);
 
   const keyHeaders = { 'X-API-Key': partner.api_key };
@@ -74,7 +102,7 @@ async function main() {
   // The two services build their own URLs from their own ports; the bodies differ only there.
   const bodyFile = join(tmp, 'body.json');
   writeFileSync(bodyFile, body);
-  const bare = start('bare app', join(__dirname, 'bare-app.js'), { ...process.env, PORT: String(barePort), BARE_BODY_FILE: bodyFile });
+  const bare = start('bare app', join(__dirname, 'bare-app.js'), probeEnv({ ...process.env, PORT: String(barePort), BARE_BODY_FILE: bodyFile }));
   await waitFor(`http://127.0.0.1:${barePort}/bare`, bare);
   const bareBody = await (await fetch(`http://127.0.0.1:${barePort}/bare`)).text();
   process.stderr.write(
@@ -111,7 +139,7 @@ async function main() {
     const base = start(
       'base service',
       join(BASE_ROOT, 'dist', 'src', 'main.js'),
-      serviceEnv(basePort, { AUTO_MIGRATE: 'false', LOAD_DEMO_CATALOGUE: 'false' }),
+      probeEnv(serviceEnv(basePort, { AUTO_MIGRATE: 'false', LOAD_DEMO_CATALOGUE: 'false' })),
     );
     await waitFor(`http://127.0.0.1:${basePort}/health/ready`, base);
     targets.push({ name: 'base build, keyed (BENCH_BASE_ROOT)', url: `http://127.0.0.1:${basePort}${PATH}`, headers: keyHeaders, pid: base.pid });
@@ -121,14 +149,17 @@ async function main() {
   for (let round = 1; round <= ROUNDS; round++) {
     // Rotate the order each round so no target always runs first or last (the VM's CPU drifts within a round).
     for (const t of targets.map((_, i) => targets[(i + round - 1) % targets.length])) {
+      if (RUN_WARMUP > 0) await measure(t.url, t.headers, RUN_WARMUP, t.status, t.body);
+      await readProbe(t.pid);
       const cpu = cpuMeter(t.pid);
       const r = await measure(t.url, t.headers, DURATION, t.status, t.body);
       r.cpus = cpu.per(r.total);
       r.cpu = r.cpus.service;
+      r.inside = inside(await readProbe(t.pid), r.total);
       if (r.bad) throw new Error(`${t.name}: ${r.bad} of ${r.total} requests failed or were not 2xx`);
       results.get(t.name).push(r);
       process.stderr.write(
-        `round ${round} ${t.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, CPU/request: service ${r.cpu.toFixed(3)} + PostgreSQL backends ${r.cpus.backends.toFixed(3)} + autocannon ${r.cpus.bench.toFixed(3)} ms\n`,
+        `round ${round} ${t.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, CPU/request: service ${r.cpu.toFixed(3)} + PostgreSQL backends ${r.cpus.backends.toFixed(3)} + autocannon ${r.cpus.bench.toFixed(3)} ms; ${describeInside(r.inside)}\n`,
       );
     }
   }
@@ -144,6 +175,8 @@ async function main() {
       pgCpu: median(rs.map((r) => r.cpus.backends)),
       benchCpu: median(rs.map((r) => r.cpus.bench)),
       runs: rs.map((r) => r.rps.toFixed(0)).join(' / '),
+      loopP99: median(rs.map((r) => r.inside?.loopP99 ?? NaN)),
+      gc: median(rs.map((r) => r.inside?.gcPerRequest ?? NaN)),
     };
   });
   const [b, k, c, o] = summary;
@@ -151,10 +184,10 @@ async function main() {
   const pad = (s, n) => String(s).padEnd(n);
   const lines = [
     `GET ${PATH}, ${CONNECTIONS} connections, ${DURATION} s × ${ROUNDS} rounds (medians), Node ${process.version}`,
-    `${pad('target', 44)}${pad('req/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('CPU ms/req: service + PG backends + autocannon', 48)}runs (req/s)`,
+    `${pad('target', 44)}${pad('req/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('CPU ms/req: service + PG backends + autocannon', 48)}${pad('loop delay p99 ms', 19)}${pad('GC ms/req', 11)}runs (req/s)`,
     ...summary.map(
       (s) =>
-        `${pad(s.name, 44)}${pad(s.rps.toFixed(0), 10)}${pad(s.p50, 9)}${pad(s.p99, 9)}${pad(`${s.cpu.toFixed(3)} + ${s.pgCpu.toFixed(3)} + ${s.benchCpu.toFixed(3)}`, 48)}${s.runs}`,
+        `${pad(s.name, 44)}${pad(s.rps.toFixed(0), 10)}${pad(s.p50, 9)}${pad(s.p99, 9)}${pad(`${s.cpu.toFixed(3)} + ${s.pgCpu.toFixed(3)} + ${s.benchCpu.toFixed(3)}`, 48)}${pad(s.loopP99.toFixed(1), 19)}${pad(s.gc.toFixed(3), 11)}${s.runs}`,
     ),
     '',
     `keyed catalogue / bare:      ${(k.rps / b.rps).toFixed(2)} ×  (target ≥ 0.75: ${k.rps / b.rps >= 0.75 ? 'met' : 'MISSED'}); keyed p99 ${k.p99} ms (target ≤ 25 ms: ${k.p99 <= 25 ? 'met' : 'MISSED'})`,

@@ -3,7 +3,8 @@
  * afterwards), the built service's environment, the CLI, readiness polling and a free port.
  */
 const { execFile, spawn } = require('node:child_process');
-const { readdirSync, readFileSync } = require('node:fs');
+const { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } = require('node:fs');
+const { tmpdir } = require('node:os');
 const { randomBytes } = require('node:crypto');
 const net = require('node:net');
 const { join } = require('node:path');
@@ -162,6 +163,35 @@ function cpuMeter(servicePid) {
   };
 }
 
+/**
+ * Loop delay and GC pauses inside a measured process (bench/service-probe.js, preloaded through `probeEnv()`):
+ * `readProbe(pid)` answers what it saw since the previous call (the first call only starts the count), or null when
+ * the process does not answer.
+ */
+let probeDir;
+
+function probeEnv(env) {
+  probeDir ??= mkdtempSync(join(tmpdir(), 'pa-bench-probe-'));
+  const flags = `${env.NODE_OPTIONS ?? ''} -r ${join(__dirname, 'service-probe.js')}`.trim();
+  return { ...env, NODE_OPTIONS: flags, BENCH_PROBE_DIR: probeDir };
+}
+
+async function readProbe(pid) {
+  if (!probeDir) return null;
+  const file = join(probeDir, `probe-${pid}.json`);
+  rmSync(file, { force: true });
+  try {
+    process.kill(pid, 'SIGWINCH');
+  } catch {
+    return null;
+  }
+  for (let i = 0; i < 100; i++) {
+    await new Promise((r) => setTimeout(r, 10));
+    if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
+  }
+  return null;
+}
+
 /** One statement on the scratch database (or the one at `url`); returns its rows. */
 async function sql(text, params = [], url = databaseUrl) {
   const client = new Client({ connectionString: url });
@@ -208,8 +238,9 @@ async function seedCourseAndLearners(partnerId, { learners, cost, credits, title
 
 /** Stops every started process, drops the scratch database and clears the Redis prefix. */
 async function cleanup() {
-  // A child ended by a signal keeps exitCode null (signalCode says it ended): waiting for its 'exit' again would leave
-  // an empty event loop, and the process would end there without dropping the scratch database.
+  if (probeDir) rmSync(probeDir, { recursive: true, force: true });
+  // A child stopped by a signal keeps exitCode null (its signalCode is set): waiting for its 'exit' again would never end,
+  // and Node would quit with the scratch database still there.
   const running = (c) => c.exitCode === null && c.signalCode === null;
   for (const child of children) {
     child.stopping = true;
@@ -284,6 +315,8 @@ module.exports = {
   adminUrl,
   cpuMs,
   cpuMeter,
+  probeEnv,
+  readProbe,
   postgresCpu,
   postgresCpuSince,
   freePort,

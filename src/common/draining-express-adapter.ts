@@ -2,6 +2,7 @@ import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Express, NextFunction, Request, Response } from 'express';
 import type { Server } from 'node:http';
 import { envelopeOf } from './envelope.interceptor';
+import { SerializedBody } from './serialized-body';
 
 /** How long in-flight requests get to finish once shutdown starts; stragglers are then cut. */
 export const DRAIN_TIMEOUT_MS = 10_000;
@@ -27,9 +28,15 @@ export class DrainingExpressAdapter extends ExpressAdapter {
     });
   }
 
-  /** Every handler's return value goes out in the success envelope (see envelopeOf). */
+  /**
+   * Every handler's return value goes out in the success envelope (see envelopeOf). An envelope already encoded (a
+   * cached catalogue read) is sent as its bytes: Nest's own reply would serialise a Buffer as JSON.
+   */
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
-    return super.reply(response, envelopeOf(response.req, response, body), statusCode);
+    const sent = envelopeOf(response.req, response, body);
+    if (!(body instanceof SerializedBody) || !Buffer.isBuffer(sent)) return super.reply(response, sent, statusCode);
+    if (statusCode !== undefined && statusCode !== null) response.status(statusCode);
+    return response.send(sent);
   }
 
   /**

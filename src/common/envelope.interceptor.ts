@@ -46,15 +46,15 @@ export function sentBodyOf(res: Response, body: unknown): unknown {
   return body instanceof SerializedBody ? body.json : success(body);
 }
 
-/** Already an envelope's bytes: sent as a string with its ETag, or as 304 when If-None-Match names that ETag. */
-function sendSerialized(req: Request, res: Response, body: SerializedBody): string {
+/** Already an envelope's bytes: sent as they are with their ETag, or as 304 when If-None-Match names that ETag. */
+function sendSerialized(req: Request, res: Response, body: SerializedBody): Buffer {
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('ETag', body.etag);
   // Express's res.send answers 304 when the request is fresh. Its own check calls a request with Cache-Control:
   // no-cache stale, and fetch() adds that to every request carrying If-None-Match; a matching validator is 304
   // at the origin whatever Cache-Control says (RFC 9110, 13.1.2), so the match is decided here.
   if (matchesEtag(req.headers['if-none-match'], body.etag)) Object.defineProperty(req, 'fresh', { value: true });
-  return body.json;
+  return body.bytes;
 }
 
 /** If-None-Match: `*` or a list of entity tags, compared weakly (a W/ prefix is ignored). */

@@ -42,41 +42,24 @@ export interface StatusRange {
 export class RequestLogRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** A batch of requests and their per-day counts, in one statement (one round trip per flush). */
+  /**
+   * A batch of requests and their per-day counts, in one statement (one round trip per flush). The batch goes as one
+   * JSON parameter, which PostgreSQL reads into rows: one native JSON.stringify here instead of the driver escaping
+   * nine array parameters element by element, and the calls per day (UTC) are summed by the statement itself.
+   */
   async insert(rows: RecordedRequest[]): Promise<void> {
-    const counted = new Map<string, { partnerId: number; mode: Mode; day: string; calls: number }>();
-    for (const r of rows) {
-      if (!r.counted) continue;
-      const day = r.at.toISOString().slice(0, 10);
-      const key = `${r.partnerId}:${r.mode}:${day}`;
-      const c = counted.get(key) ?? { partnerId: r.partnerId, mode: r.mode, day, calls: 0 };
-      c.calls++;
-      counted.set(key, c);
-    }
-    const days = [...counted.values()];
     await sql(
       this.dataSource,
-      `WITH days AS (
+      `WITH r AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS r("partnerId" int, mode varchar, method varchar, path varchar, status smallint,
+           "durationMs" int, "requestId" varchar, "keyPrefix" varchar, at timestamptz, counted boolean)),
+       days AS (
          INSERT INTO usage_days AS u (partner_id, mode, day, calls)
-         SELECT * FROM unnest($10::int[], $11::varchar[], $12::date[], $13::bigint[])
+         SELECT "partnerId", mode, (at AT TIME ZONE 'UTC')::date, count(*) FROM r WHERE counted GROUP BY 1, 2, 3
          ON CONFLICT (partner_id, mode, day) DO UPDATE SET calls = u.calls + EXCLUDED.calls)
        INSERT INTO request_log (partner_id, mode, method, path, status, duration_ms, request_id, key_prefix, created_at)
-       SELECT * FROM unnest($1::int[], $2::varchar[], $3::varchar[], $4::varchar[], $5::smallint[], $6::int[], $7::varchar[], $8::varchar[], $9::timestamptz[])`,
-      [
-        rows.map((r) => r.partnerId),
-        rows.map((r) => r.mode),
-        rows.map((r) => r.method),
-        rows.map((r) => r.path),
-        rows.map((r) => r.status),
-        rows.map((r) => r.durationMs),
-        rows.map((r) => r.requestId),
-        rows.map((r) => r.keyPrefix),
-        rows.map((r) => r.at),
-        days.map((d) => d.partnerId),
-        days.map((d) => d.mode),
-        days.map((d) => d.day),
-        days.map((d) => d.calls),
-      ],
+       SELECT "partnerId", mode, method, path, status, "durationMs", "requestId", "keyPrefix", at FROM r`,
+      [JSON.stringify(rows)],
     );
   }
 
