@@ -146,24 +146,20 @@ export class LexicalSearch {
     params.push(toTsQuery(concepts, '|'), toTsQuery(concepts, '&'), text, depth);
     const query = (text: string) => sql<RankRow>(this.db, text, params);
     // Courses naming every concept in title, category, topics, tutor or organisation rank first anyway (the all-concepts
-    // bonus): when there are enough of them, only they are scored and the other matches are just counted. Queries
-    // that do not depend on each other run side by side on two connections (the count costs about what the ranking does).
+    // bonus): when there are enough of them, only they count. One pass over the heads ranks both those courses and
+    // every course naming any concept, and counts the latter: a long question's words match thousands of heads, and
+    // each pass over them (the count, then the ranking) cost as much as the other. The courses naming every concept
+    // somewhere, description included, are ranked meanwhile on a second connection (an index look-up, as a rule
+    // cheap), in case the first list is too short.
     let head: RankedPage;
     if (concepts.length > 1) {
-      const [allRows, [{ total }]] = await Promise.all([
-        query(rankSql('head', 'all_q', where, params.length)),
-        sql<{ total: string }>(this.db, countSql(where, params.length), params.slice(0, -3)), // count(*): bigint, a string
-      ]);
-      const all = page(allRows);
+      const [heads, anywhereRows] = await Promise.all([query(headsSql(where, params.length)), query(rankSql('document', 'all_q', where, params.length))]);
+      const all = page(heads.filter((r) => r.all_list));
+      head = page(heads.filter((r) => !r.all_list));
       const allConcepts = all.hits.length > 0;
-      if (all.hits.length >= limit) return { hits: all.hits, total: Number(total), allConcepts };
+      if (all.hits.length >= limit) return { hits: all.hits, total: head.total, allConcepts };
       // A course naming every concept, one of them only in its description, still beats one naming just some.
-      const [anywhereRows, headRows] = await Promise.all([
-        query(rankSql('document', 'all_q', where, params.length)),
-        query(rankSql('head', 'any_q', where, params.length)),
-      ]);
       const allAnywhere = page(anywhereRows);
-      head = page(headRows);
       if (allAnywhere.hits.length) return { ...mergeRanked(allAnywhere, head, depth), allConcepts };
     } else {
       // Any concept in those fields (small vectors, fast); the description only when they give too few.
@@ -235,32 +231,53 @@ const CORRECTIONS_SQL = `
     FROM candidates c JOIN unknown u ON u.i = c.i
    ORDER BY c.i, courses DESC, sim DESC, c.word`;
 
+// A course's score before the title similarity: the weighted rank of its head against any concept, the all-concepts
+// bonus and its popularity.
+const BASE = `ts_rank('${WEIGHTS}', h.head, q.any_q) + CASE WHEN h.head @@ q.all_q THEN 0.5 ELSE 0 END + 0.02 * h.popularity`;
+
+/** The two tsqueries of a ranking statement, from its parameters $n-3 (any concept) and $n-2 (every concept). */
+const tsQueries = (n: number) => `q AS (SELECT to_tsquery('english', $${n - 3}) AS any_q, to_tsquery('english', $${n - 2}) AS all_q)`;
+
 /**
  * Ranking over one vector column, on the narrow search_heads (facts filter and weigh the matches; the full
  * document, description included, is joined only for the recall fallback); the head rank orders both, so
  * description-only matches come after, by popularity. Only the best RERANK_DEPTH meet the published courses, for the
- * title trigram similarity (~10 µs a row) that re-orders them.
+ * title trigram similarity (~10 µs a row) that re-orders them. The matches are scored into a narrow row first: the
+ * count over all of them would otherwise hold every match's head vector, which spilt to disk for a long question's
+ * thousands of matches.
  */
 function rankSql(column: 'head' | 'document', match: 'any_q' | 'all_q', where: string, n: number): string {
-  return `WITH q AS (SELECT to_tsquery('english', $${n - 3}) AS any_q, to_tsquery('english', $${n - 2}) AS all_q),
-     ranked AS (
-       SELECT h.course_id AS id,
-              ts_rank('${WEIGHTS}', h.head, q.any_q)
-                + CASE WHEN h.head @@ q.all_q THEN 0.5 ELSE 0 END
-                + 0.02 * h.popularity AS base,
-              count(*) OVER () AS total
+  return `WITH ${tsQueries(n)},
+     matches AS MATERIALIZED (
+       SELECT h.course_id AS id, ${BASE} AS base
          FROM search_heads h CROSS JOIN q
          ${column === 'document' ? 'JOIN search_documents d ON d.course_id = h.course_id' : ''}
-        WHERE ${column === 'document' ? 'd.document' : 'h.head'} @@ q.${match} AND ${where}
-        ORDER BY base DESC, h.course_id
-        LIMIT GREATEST(${RERANK_DEPTH}, $${n}))
+        WHERE ${column === 'document' ? 'd.document' : 'h.head'} @@ q.${match} AND ${where}),
+     ranked AS (
+       SELECT id, base, count(*) OVER () AS total FROM matches ORDER BY base DESC, id LIMIT GREATEST(${RERANK_DEPTH}, $${n}))
      SELECT r.id, r.base + 0.3 * word_similarity($${n - 1}, lower(c.title)) AS score, r.total
        FROM ranked r JOIN published_courses c ON c.id = r.id ORDER BY score DESC, r.id LIMIT $${n}`;
 }
 
-/** How many published courses pass the filters and name any concept outside their description. */
-function countSql(where: string, n: number): string {
-  return `SELECT count(*) AS total FROM search_heads h WHERE h.head @@ to_tsquery('english', $${n - 3}) AND ${where}`;
+/**
+ * rankSql's head rankings for every concept (rows with all_list) and for any concept, from one pass over the heads
+ * naming any concept, each with the count of the latter as its total.
+ */
+function headsSql(where: string, n: number): string {
+  const top = (filter: string) => `SELECT id, base FROM matches ${filter} ORDER BY base DESC, id LIMIT GREATEST(${RERANK_DEPTH}, $${n})`;
+  return `WITH ${tsQueries(n)},
+     matches AS MATERIALIZED (
+       SELECT h.course_id AS id, ${BASE} AS base, h.head @@ q.all_q AS all_match
+         FROM search_heads h CROSS JOIN q
+        WHERE h.head @@ q.any_q AND ${where}),
+     tops AS ((SELECT true AS all_list, * FROM (${top('WHERE all_match')}) a) UNION ALL (SELECT false, * FROM (${top('')}) b)),
+     similarity AS (
+       SELECT c.id, word_similarity($${n - 1}, lower(c.title)) AS sim FROM published_courses c WHERE c.id IN (SELECT id FROM tops)),
+     scored AS (
+       SELECT t.all_list, t.id, t.base + 0.3 * s.sim AS score,
+              row_number() OVER (PARTITION BY t.all_list ORDER BY t.base + 0.3 * s.sim DESC, t.id) AS n
+         FROM tops t JOIN similarity s ON s.id = t.id)
+     SELECT all_list, id, score, (SELECT count(*) FROM matches) AS total FROM scored WHERE n <= $${n} ORDER BY all_list, n`;
 }
 
 /** SQL conditions on h = search_heads (its copy of the course facts) for published courses passing the filters; pushes its parameters. */
@@ -338,6 +355,8 @@ interface RankRow {
   id: number;
   score: string | number;
   total: string | number;
+  /** headsSql's rows: whether the row belongs to the ranking of courses naming every concept. */
+  all_list?: boolean;
 }
 
 function page(rows: RankRow[]): RankedPage {
