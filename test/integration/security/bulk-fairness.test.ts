@@ -1,4 +1,7 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import { Queue } from 'bullmq';
 import { UsageLimiter } from '../../../src/auth/usage-limiter';
+import { JOBS_QUEUE } from '../../../src/redis/queues';
 import { RedisService } from '../../../src/redis/redis.service';
 import { startApp, TestApp } from '../../support/app';
 import { createCourse, createPartner, CreatedPartner, unique } from '../../support/factories';
@@ -72,6 +75,10 @@ describe('outstanding bulk rows are capped per partner', () => {
         .slice(-22)}`,
       mode,
     }));
+    // The in-process worker could finish the accepted 1-row job before the next request, leaving room for one more
+    // row: the queue is paused so that job is still outstanding when the cap is checked.
+    const queue = t.app.get<Queue>(getQueueToken(JOBS_QUEUE));
+    await queue.pause();
     try {
       for (const job of waiting) {
         await t.db.query(`INSERT INTO jobs (id, partner_id, mode, type, total, input) VALUES ($1, $2, $3, 'enrollment.bulk', 1000, $4::jsonb)`, [
@@ -96,6 +103,7 @@ describe('outstanding bulk rows are capped per partner', () => {
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     } finally {
       await t.db.query(`DELETE FROM jobs WHERE id = ANY($1)`, [waiting.map((j) => j.id)]);
+      await queue.resume();
     }
   });
 });
