@@ -4,6 +4,8 @@
  * the SQL that produces them.
  */
 
+import { Limiter } from './limiter';
+
 /** Anything that runs SQL: a DataSource, an EntityManager (also a transaction's), a QueryRunner. */
 export interface Queryable {
   query(query: string, parameters?: unknown[]): Promise<unknown>;
@@ -104,29 +106,21 @@ type BoundedRunner = ReturnType<QueryRunnerSource['createQueryRunner']>;
  * Search uses it to keep its cost and its share of PostgreSQL bounded whatever a query says.
  */
 export class BoundedQueryable implements Queryable {
-  private running = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly slots: Limiter;
   private readonly idle: Array<{ runner: BoundedRunner; timer: NodeJS.Timeout }> = [];
 
   constructor(
     private readonly source: QueryRunnerSource,
     private readonly timeoutMs: number,
-    private readonly concurrency: number,
+    concurrency: number,
     private readonly onTimeout: (e: unknown) => unknown,
     private readonly idleMs = 1000,
-  ) {}
+  ) {
+    this.slots = new Limiter(concurrency);
+  }
 
-  async query(query: string, parameters?: unknown[]): Promise<unknown> {
-    // A finishing statement hands its slot straight to the next in line, so none can slip in between.
-    if (this.running < this.concurrency) this.running++;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    try {
-      return await this.run(query, parameters);
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.running--;
-    }
+  query(query: string, parameters?: unknown[]): Promise<unknown> {
+    return this.slots.run(() => this.run(query, parameters));
   }
 
   /** Gives the kept connections back to the pool (before the pool closes). */

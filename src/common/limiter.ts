@@ -1,4 +1,7 @@
-/** Runs at most `limit` tasks at once; the others wait their turn in call order. */
+/**
+ * Runs at most `limit` tasks at once; the others wait their turn in call order. Search's statements (BoundedQueryable)
+ * and the webhook worker's shared first attempts are bounded with it.
+ */
 export class Limiter {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
