@@ -1,4 +1,5 @@
 import type { Queryable } from '../common/database';
+import { CoalescedRun } from '../common/coalesced-run';
 import { PeriodicTask } from '../common/periodic-task';
 import { courseFactsStamp, CourseFacts, passesFilters, publishedCourseFacts } from './lexical-search.store';
 import type { SearchFilters } from './query-parser';
@@ -16,8 +17,7 @@ export class SearchFacts {
   private facts: Map<number, CourseFacts> | null = null;
   private stamp = '';
   private readonly checks = new PeriodicTask({ name: SearchFacts.name, intervalMs: CHECK_EVERY_MS, firstDelayMs: 0, unref: true }, () => this.refresh());
-  private refreshing?: Promise<void>;
-  private again = false;
+  private readonly reloads = new CoalescedRun(() => this.reloadIfChanged());
 
   constructor(private readonly db: Queryable) {}
 
@@ -31,21 +31,15 @@ export class SearchFacts {
 
   /** Rereads the facts when the table's stamp moved; a call during a reload makes it run once more. */
   refresh(): Promise<void> {
-    if (this.refreshing) {
-      this.again = true;
-      return this.refreshing;
-    }
-    this.refreshing = (async () => {
-      do {
-        this.again = false;
-        const stamp = await courseFactsStamp(this.db);
-        if (stamp === this.stamp && this.facts) continue;
-        const rows = await publishedCourseFacts(this.db);
-        this.facts = new Map(rows.map((r) => [r.id, r]));
-        this.stamp = stamp;
-      } while (this.again);
-    })().finally(() => (this.refreshing = undefined));
-    return this.refreshing;
+    return this.reloads.run();
+  }
+
+  private async reloadIfChanged(): Promise<void> {
+    const stamp = await courseFactsStamp(this.db);
+    if (stamp === this.stamp && this.facts) return;
+    const rows = await publishedCourseFacts(this.db);
+    this.facts = new Map(rows.map((r) => [r.id, r]));
+    this.stamp = stamp;
   }
 
   /** The published courses among `ids` that pass the filters, or null while nothing is loaded. */

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../common/database';
+import { CoalescedRun } from '../../common/coalesced-run';
 import { PeriodicTask } from '../../common/periodic-task';
 import { ENCODER } from '../ranking-weights';
 import { EncoderPool } from './encoder-pool';
@@ -40,8 +41,7 @@ export class SentenceRanker {
   private readonly queries = new EncoderPool(1, { nice: 0, chunk: 1, unref: true });
   private loaded = false;
   private loading?: Promise<void>;
-  private refreshing?: Promise<void>;
-  private again = false;
+  private readonly reloads = new CoalescedRun(() => this.reload());
   private readonly checks = new PeriodicTask({ name: SentenceRanker.name, intervalMs: CHECK_EVERY_MS, firstDelayMs: 0, unref: true }, () => this.refresh());
   // Promises, so that a search asking for a query still being encoded waits for that encoding instead of repeating it.
   private readonly cache = new Map<string, Promise<Float32Array>>();
@@ -94,21 +94,15 @@ export class SentenceRanker {
 
   /** Rereads what changed in the store or the catalogue; a call during a reload makes it run once more. */
   refresh(): Promise<void> {
-    if (this.refreshing) {
-      this.again = true;
-      return this.refreshing;
+    return this.reloads.run();
+  }
+
+  private async reload(): Promise<void> {
+    try {
+      await this.index.refresh();
+    } catch (e) {
+      this.logger?.warn(`sentence vectors not reloaded: ${(e as Error).message}`);
     }
-    this.refreshing = (async () => {
-      do {
-        this.again = false;
-        try {
-          await this.index.refresh();
-        } catch (e) {
-          this.logger?.warn(`sentence vectors not reloaded: ${(e as Error).message}`);
-        }
-      } while (this.again);
-    })().finally(() => (this.refreshing = undefined));
-    return this.refreshing;
   }
 
   /** The query's unit vector (cached), or null while the model is not loaded. */

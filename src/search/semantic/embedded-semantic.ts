@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { Queryable, sql } from '../../common/database';
+import { CoalescedRun } from '../../common/coalesced-run';
 import { PeriodicTask } from '../../common/periodic-task';
 import { COMMON_WORD_RANK } from '../lexical-search.store';
 import { courseWordsPage, documentsStamp, wordVectorsOf } from '../search.store';
@@ -57,8 +58,10 @@ export class EmbeddedSemantic {
   private vocabulary = new Map<string, WordVector>();
   private readonly queryWords = new Map<string, WordVector | null>();
   private stamp = '';
-  private building?: Promise<void>;
-  private again = false;
+  private readonly builds = new CoalescedRun(
+    () => this.rebuildIfChanged(),
+    () => !this.checks.stopping,
+  );
   private readonly checks = new PeriodicTask({ name: EmbeddedSemantic.name, intervalMs: CHECK_EVERY_MS, unref: true }, () =>
     this.refresh().catch((e) => this.logger?.warn(`semantic index refresh failed: ${(e as Error).message}`)),
   );
@@ -111,17 +114,7 @@ export class EmbeddedSemantic {
    * at a time; a call during a build makes it run once more afterwards.
    */
   refresh(): Promise<void> {
-    if (this.building) {
-      this.again = true;
-      return this.building;
-    }
-    this.building = (async () => {
-      do {
-        this.again = false;
-        await this.rebuildIfChanged();
-      } while (this.again && !this.checks.stopping);
-    })().finally(() => (this.building = undefined));
-    return this.building;
+    return this.builds.run();
   }
 
   private async rebuildIfChanged(): Promise<void> {
