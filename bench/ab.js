@@ -7,11 +7,12 @@
  *
  * Environment: BENCH_AB (the other built checkout, measured as "before"; this one is "after"), BENCH_AB_KIND
  * (`catalogue`: GET /api/courses?limit=20, the default; `enroll`: POST /api/enroll, a distinct learner per request into
- * one hot course), BENCH_ROUNDS (5), BENCH_DURATION (6 s a run), BENCH_WARMUP (20 s per build), BENCH_CONNECTIONS (50
- * for the catalogue, 32 for enrolments), BENCH_AB_DATABASES (`shared`, the default; `separate`: each build migrates and
- * seeds a database of its own, `<scratch>_before` for the other build, for a change of schema the other build cannot
- * run on; both databases' backends count as PostgreSQL's, as only one build is loaded at a time), and those of
- * bench/lib.js.
+ * one hot course; `topup`: POST /api/credits/topup, a distinct learner and a new payment reference per request),
+ * BENCH_ROUNDS (5), BENCH_DURATION (6 s a run), BENCH_WARMUP (20 s per build), BENCH_CONNECTIONS (50 for the
+ * catalogue, 32 for enrolments and top-ups), BENCH_AB_DATABASES (`shared`, the default; `separate`: each build
+ * migrates and seeds a database of its own, `<scratch>_before` for the other build, for a change of schema the other
+ * build cannot run on; both databases' backends count as PostgreSQL's, as only one build is loaded at a time), and
+ * those of bench/lib.js.
  */
 const { join } = require('node:path');
 const autocannon = require('autocannon');
@@ -22,7 +23,7 @@ const KIND = process.env.BENCH_AB_KIND ?? 'catalogue';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const DURATION = Number(process.env.BENCH_DURATION ?? 6);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? (KIND === 'enroll' ? 32 : 50));
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? (KIND === 'catalogue' ? 50 : 32));
 const SEPARATE = process.env.BENCH_AB_DATABASES === 'separate';
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -54,7 +55,7 @@ async function main() {
     seeder.kill('SIGTERM');
     await new Promise((r) => (seeder.exitCode === null && seeder.signalCode === null ? seeder.once('exit', r) : r()));
     let request = { method: 'GET', path: '/api/courses?limit=20' };
-    if (KIND === 'enroll') {
+    if (KIND === 'enroll' || KIND === 'topup') {
       const { courseId, users } = await seedCourseAndLearners(
         partner.partner_id ?? partner.id,
         { learners: 150_000, cost: 5, credits: 20, title: 'Hot course' },
@@ -63,9 +64,13 @@ async function main() {
       let next = 0;
       const body = () => {
         if (next >= users.length) throw new Error('out of learners');
-        return JSON.stringify({ user_id: users[next++].id, course_id: courseId });
+        const userId = users[next++].id;
+        return JSON.stringify(
+          KIND === 'enroll' ? { user_id: userId, course_id: courseId } : { user_id: userId, amount: 3, source: 'bench', reference: `ab-${next}` },
+        );
       };
-      request = { method: 'POST', path: '/api/enroll', setupRequest: (req) => ({ ...req, body: body() }) };
+      const path = KIND === 'enroll' ? '/api/enroll' : '/api/credits/topup';
+      request = { method: 'POST', path, setupRequest: (req) => ({ ...req, body: body() }) };
     }
     seeded.set(b.url, { headers: { 'X-API-Key': partner.api_key, 'Content-Type': 'application/json' }, request });
   }

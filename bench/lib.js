@@ -114,28 +114,44 @@ function cpuMs(pid) {
 }
 
 /**
- * CPU time (ms) each PostgreSQL process on this machine has used so far, by pid, from /proc, with whether it serves
- * the scratch database (a backend) or is one of the server's own (WAL writer, checkpointer, autovacuum…). Empty when
- * none is visible (PostgreSQL on another host). `postgresCpuSince` turns two readings into the work done between.
+ * CPU time (ms) used so far by the PostgreSQL processes that serve the scratch database, by pid, from /proc: its
+ * client backends (`backend`), and the cluster's own processes (WAL writer, checkpointer, background writer, and
+ * autovacuum workers of this database). Backends of other databases and other clusters on the machine (other
+ * developers' tests, a second cluster) are left out, and so is an autovacuum worker from the backends, whose cost is
+ * the tables' rather than the statements'. Empty when none is visible (PostgreSQL on another host).
+ * `postgresCpuSince` turns two readings into the work done between.
  */
+let postmasters;
+
 function postgresCpu() {
-  const processes = new Map();
+  const all = [];
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      processes.set(pid, { ms: (Number(fields[11]) + Number(fields[12])) * 10, backend: title.includes(dbName) });
+      const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+      all.push({ pid, ppid: fields[1], ms: (Number(fields[11]) + Number(fields[12])) * 10, title });
     } catch {
       // the process ended between listing and reading
     }
   }
+  // The cluster serving the scratch database: the parent of its backends, found once they exist.
+  const ours = all.filter((p) => p.title.includes(dbName) && !p.title.includes('autovacuum worker'));
+  if (!postmasters?.size && ours.length) postmasters = new Set(ours.map((p) => p.ppid));
+  const processes = new Map();
+  for (const p of all) {
+    if (!postmasters?.has(p.ppid)) continue;
+    const backend = p.title.includes(dbName) && !p.title.includes('autovacuum worker');
+    const own = /: (checkpointer|background writer|walwriter|autovacuum launcher|logical replication launcher|archiver|stats collector)\b/.test(p.title);
+    const vacuum = p.title.includes('autovacuum worker') && p.title.includes(dbName);
+    if (backend || own || vacuum) processes.set(p.pid, { ms: p.ms, backend });
+  }
   return processes;
 }
 
-/** PostgreSQL's CPU (ms) between two readings of postgresCpu(): backends of the scratch database, and the rest. A process that ended in between is not counted. */
+/** PostgreSQL's CPU (ms) between two readings of postgresCpu(): backends of the scratch database, and the cluster's own processes. A process that ended in between is not counted. */
 function postgresCpuSince(before, after = postgresCpu()) {
   const used = { backends: 0, server: 0 };
   for (const [pid, p] of after) used[p.backend ? 'backends' : 'server'] += p.ms - (before.get(pid)?.ms ?? 0);
