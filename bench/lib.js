@@ -7,7 +7,7 @@ const { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } = require('
 const { tmpdir } = require('node:os');
 const { randomBytes } = require('node:crypto');
 const net = require('node:net');
-const { join } = require('node:path');
+const { dirname, join } = require('node:path');
 const { Client } = require('pg');
 const Redis = require('ioredis');
 
@@ -63,9 +63,23 @@ function serviceEnv(port, extra = {}) {
   };
 }
 
-/** Starts a Node script (the service or a helper app); stopped by cleanup(). BENCH_NODE_FLAGS go to the service. */
+/**
+ * The node flags a checkout's `npm start` runs its service with (the `start` script in its package.json), so that a
+ * benchmark runs each build's service as it is deployed.
+ */
+function startFlags(root) {
+  const startScript = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts?.start ?? '';
+  const m = /^node\s+(.*?)\s*dist\/src\/main\.js$/.exec(startScript.trim());
+  return m ? m[1].split(/\s+/).filter(Boolean) : [];
+}
+
+/**
+ * Starts a Node script (the service or a helper app); stopped by cleanup(). A built service (`<root>/dist/src/main.js`)
+ * gets the node flags of its checkout's `npm start`; BENCH_NODE_FLAGS go to this checkout's service after them.
+ */
 function start(name, script, env) {
-  const flags = script === MAIN && process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [];
+  const service = script.endsWith(join('dist', 'src', 'main.js')) ? startFlags(join(dirname(script), '..', '..')) : [];
+  const flags = [...service, ...(script === MAIN && process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [])];
   const child = spawn(process.execPath, [...flags, script], { cwd: script === MAIN ? SERVICE_ROOT : ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));

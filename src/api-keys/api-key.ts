@@ -25,9 +25,12 @@ export function generateApiKey(mode: Mode): { key: string; hash: string; prefix:
   return { key, hash: hashApiKey(key), prefix: key.slice(0, 14) };
 }
 
+/** Every key is this long. */
+export const API_KEY_LENGTH = 47;
+
 /** Returns null for anything not shaped like a key or whose checksum does not match. */
 export function parseApiKey(raw: string | undefined): ParsedKey | null {
-  if (!raw || raw.length !== 47) return null;
+  if (!raw || raw.length !== API_KEY_LENGTH) return null;
   const m = KEY_PATTERN.exec(raw);
   if (!m) return null;
   // The checksum only catches typos: it is computed from the rest of the key, so comparing it leaks nothing.

@@ -19,6 +19,12 @@ export interface KeyRecord {
 }
 
 const TTL_MS = 3000;
+/**
+ * A key in use is read again this long after it was stored, while its entry still answers: requests keep being
+ * served from the cache instead of all waiting for PostgreSQL each time the entry expires. No entry is older than
+ * TTL_MS either way.
+ */
+const REFRESH_AFTER_MS = 2000;
 const CAPACITY = 10_000;
 /** Keys found unknown stay unknown (keys are random, never chosen by a client): remembered longer, apart from known ones. */
 const UNKNOWN_TTL_MS = 60_000;
@@ -35,10 +41,12 @@ const LAST_USED_EVERY_MS = 60_000;
  */
 @Injectable()
 export class KeyStore implements OnModuleInit {
-  private readonly known = new LruCache<string, KeyRecord>(CAPACITY, TTL_MS);
+  private readonly known = new LruCache<string, { record: KeyRecord; refreshAt: number }>(CAPACITY, TTL_MS);
   private readonly unknown = new LruCache<string, true>(UNKNOWN_CAPACITY, UNKNOWN_TTL_MS);
   private readonly inflight = new Map<string, Promise<KeyRecord | null>>();
   private readonly lastUsedWritten = new Map<string, number>();
+  // Advanced by every clear: a lookup that started before a change committed does not store what it read.
+  private generation = 0;
 
   constructor(
     private readonly repo: ApiKeysRepository,
@@ -46,28 +54,65 @@ export class KeyStore implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.redis.subscribe(CHANNEL, () => this.known.clear());
+    this.redis.subscribe(CHANNEL, () => this.forget());
+  }
+
+  /**
+   * The record of a key this process resolved within TTL_MS, without waiting (the guard's path for a key in use);
+   * undefined when only find() can tell.
+   */
+  cached(hash: string, now = Date.now()): KeyRecord | undefined {
+    const hit = this.known.get(hash, now);
+    if (!hit) return undefined;
+    if (now >= hit.refreshAt) {
+      hit.refreshAt = Infinity; // one refresh per entry; a failed one leaves the entry to expire
+      this.lookup(hash).catch(() => undefined);
+    }
+    return hit.record;
   }
 
   async find(hash: string): Promise<KeyRecord | null> {
-    const hit = this.known.get(hash);
+    const hit = this.cached(hash);
     if (hit) return hit;
     if (this.unknown.get(hash)) return null;
-    let pending = this.inflight.get(hash);
-    if (!pending) {
-      pending = this.load(hash).finally(() => this.inflight.delete(hash));
-      this.inflight.set(hash, pending);
-    }
-    const record = await pending;
-    if (record) this.known.set(hash, record);
-    else this.unknown.set(hash, true);
-    return record;
+    return this.lookup(hash);
   }
 
   /** Call after a key, partner or plan change commits. */
   async invalidate(): Promise<void> {
-    this.known.clear();
+    this.forget();
     await this.redis.publish(CHANNEL, String(Date.now())).catch(() => undefined);
+  }
+
+  private forget(): void {
+    this.generation++;
+    this.known.clear();
+  }
+
+  /** One lookup per key at a time, its answer remembered unless the keys changed meanwhile. */
+  private lookup(hash: string): Promise<KeyRecord | null> {
+    let pending = this.inflight.get(hash);
+    if (!pending) {
+      const generation = this.generation;
+      pending = this.load(hash)
+        .then((record) => {
+          if (generation === this.generation) this.remember(hash, record);
+          return record;
+        })
+        .finally(() => this.inflight.delete(hash));
+      this.inflight.set(hash, pending);
+    }
+    return pending;
+  }
+
+  private remember(hash: string, record: KeyRecord | null): void {
+    const now = Date.now();
+    if (record) {
+      this.known.set(hash, { record, refreshAt: now + REFRESH_AFTER_MS }, now);
+    } else {
+      this.known.delete(hash);
+      this.unknown.set(hash, true, now);
+    }
   }
 
   /** last_used_at is written at most once a minute per key and never on the request's critical path. */

@@ -71,6 +71,11 @@ export class KeysService {
     return this.store.find(hash);
   }
 
+  /** The same from the in-process cache alone, without waiting; undefined when find() must be asked. */
+  cached(hash: string): KeyRecord | undefined {
+    return this.store.cached(hash);
+  }
+
   /** Records that a key was used (at most once a minute, never awaited). */
   touch(keyId: string): void {
     this.store.touch(keyId);

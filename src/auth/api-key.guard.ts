@@ -5,7 +5,7 @@ import { DomainError } from '../common/errors';
 import type { Mode } from '../common/scope';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
-import { parseApiKey } from '../api-keys/api-key';
+import { API_KEY_LENGTH, hashApiKey, parseApiKey } from '../api-keys/api-key';
 import { KeyRecord, KeysService } from '../api-keys/keys.service';
 import type { PlanFeatureName } from '../plans/plan';
 import { AuthContext, AuthedRequest } from './auth-context';
@@ -56,11 +56,17 @@ export class ApiKeyGuard implements CanActivate {
     const res = context.switchToHttp().getResponse<Response>();
     const raw = req.headers['x-api-key'];
     if (raw === undefined || raw === '') throw new DomainError('missing_api_key');
-    const parsed = parseApiKey(Array.isArray(raw) ? undefined : raw);
-    if (!parsed) throw await this.failures.refusal(req.ip);
-
-    const record = await this.keys.find(parsed.hash);
-    if (!record) throw await this.failures.refusal(req.ip);
+    const key = Array.isArray(raw) ? undefined : raw;
+    // A key in use is found in the cache by its hash alone: only that very key hashes to it, so its shape and checksum
+    // need no second look (and the lookup no promise).
+    let record = key?.length === API_KEY_LENGTH ? this.keys.cached(hashApiKey(key)) : undefined;
+    if (!record) {
+      const parsed = parseApiKey(key);
+      if (!parsed) throw await this.failures.refusal(req.ip);
+      const found = await this.keys.find(parsed.hash);
+      if (!found) throw await this.failures.refusal(req.ip);
+      record = found;
+    }
     if (record.revoked) throw new DomainError('revoked_api_key');
     if (record.partnerStatus !== 'active') throw new DomainError('account_suspended');
 

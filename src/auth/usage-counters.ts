@@ -7,7 +7,7 @@ import { UsageCountersRepository } from './usage-counters.repository';
 /** How often counted calls are written to PostgreSQL: at most this much usage is forgotten when Redis loses its data. */
 export const USAGE_FLUSH_MS = 2000;
 
-interface Counter {
+export interface Counter {
   partnerId: number;
   mode: Mode;
   month: string;

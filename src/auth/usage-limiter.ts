@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { RedisService } from '../redis/redis.service';
 import type { Mode } from '../common/scope';
 import { DomainError } from '../common/errors';
-import { UsageCounters } from './usage-counters';
+import { Counter, UsageCounters } from './usage-counters';
 
 /**
  * One atomic Redis script per keyed request: the per-key rate window first, then the monthly quota.
@@ -76,8 +76,35 @@ export function monthEnd(date = new Date()): number {
   return Math.floor(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) / 1000);
 }
 
+/** What a call's counting derives from the clock; the same for every call within one second. */
+interface Clock {
+  second: number;
+  month: string;
+  /** Unix seconds when the month (UTC) ends. */
+  reset: number;
+  /** The quota counter's lifetime: the month's rest and a week. */
+  ttl: number;
+}
+
+/** The Redis keys a partner key's calls count under this month, and its counter's record. */
+interface KeyCounting {
+  partnerId: number;
+  mode: Mode;
+  month: string;
+  /** The rate window's key without its second. */
+  ratePrefix: string;
+  quotaKey: string;
+  counter: Counter;
+}
+
+/** Partner keys whose counting is remembered; more are forgotten all at once (each costs a few strings to rebuild). */
+const COUNTING_CAPACITY = 10_000;
+
 @Injectable()
 export class UsageLimiter {
+  // Every keyed request is counted: what does not change from one call to the next is built once, not per call.
+  private clock: Clock = { second: -1, month: '', reset: 0, ttl: 0 };
+  private readonly counting = new Map<string, KeyCounting>();
   private readonly consumeScript: (...keysAndArgs: Array<string | number>) => Promise<[number, number, number]>;
   private readonly windowScript: (...keysAndArgs: Array<string | number>) => Promise<[number, number]>;
   private readonly extraCallsScript: (...keysAndArgs: Array<string | number>) => Promise<[number, number]>;
@@ -125,25 +152,41 @@ export class UsageLimiter {
   }
 
   async consume(keyId: string, partnerId: number, mode: Mode, ratePerSecond: number, monthlyQuota: number | null): Promise<UsageOutcome> {
-    const now = new Date();
-    const second = Math.floor(now.getTime() / 1000);
-    const reset = monthEnd(now);
-    const month = monthOf(now);
-    const quotaKey = this.quotaKey(partnerId, mode, month);
-    const ttl = reset - second + 7 * 86400;
-    const run = () => this.consumeScript(this.redis.key('rate', keyId, second), quotaKey, ratePerSecond, monthlyQuota ?? -1, ttl);
+    const { second, month, reset, ttl } = this.clockAt(Date.now());
+    const k = this.countingOf(keyId, partnerId, mode, month);
+    const run = () => this.consumeScript(k.ratePrefix + second, k.quotaKey, ratePerSecond, monthlyQuota ?? -1, ttl);
     let [status, n, used] = await run();
     for (let restores = 0; status === 3; restores++) {
       if (restores === 3) throw new DomainError('service_unavailable');
-      await this.counters.restore(quotaKey, { partnerId, mode, month }, ttl);
+      await this.counters.restore(k.quotaKey, k.counter, ttl);
       [status, n, used] = await run();
     }
-    if (status === 1 && monthlyQuota !== null) this.counters.touch(quotaKey, { partnerId, mode, month });
+    if (status === 1 && monthlyQuota !== null) this.counters.touch(k.quotaKey, k.counter);
     const rate: RateState = { limit: ratePerSecond, remaining: Math.max(0, ratePerSecond - n), resetSeconds: 1 };
     if (status === 0) return { kind: 'rate_limited', rate };
     const quota = monthlyQuota === null ? null : { limit: monthlyQuota, used, remaining: Math.max(0, monthlyQuota - used), reset };
     if (status === 2) return { kind: 'quota_exceeded', rate, quota: quota! };
     return { kind: 'ok', rate, quota };
+  }
+
+  private clockAt(nowMs: number): Clock {
+    const second = Math.floor(nowMs / 1000);
+    if (second !== this.clock.second) {
+      const now = new Date(second * 1000);
+      const reset = monthEnd(now);
+      this.clock = { second, month: monthOf(now), reset, ttl: reset - second + 7 * 86400 };
+    }
+    return this.clock;
+  }
+
+  private countingOf(keyId: string, partnerId: number, mode: Mode, month: string): KeyCounting {
+    const known = this.counting.get(keyId);
+    if (known && known.month === month && known.partnerId === partnerId && known.mode === mode) return known;
+    if (this.counting.size >= COUNTING_CAPACITY) this.counting.clear();
+    const counter: Counter = { partnerId, mode, month };
+    const k = { partnerId, mode, month, ratePrefix: `${this.redis.key('rate', keyId)}:`, quotaKey: this.quotaKey(partnerId, mode, month), counter };
+    this.counting.set(keyId, k);
+    return k;
   }
 
   async used(partnerId: number, mode: Mode, month = monthOf()): Promise<number> {

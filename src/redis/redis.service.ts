@@ -30,14 +30,13 @@ export function luaScript<T>(
   numberOfKeys: number,
 ): (...keysAndArgs: Array<string | number>) => Promise<T> {
   const sha = createHash('sha1').update(lua).digest('hex');
-  return async (...keysAndArgs) => {
-    try {
-      return (await client.evalsha(sha, numberOfKeys, ...keysAndArgs)) as T;
-    } catch (e: unknown) {
+  // A plain promise chain rather than an async function: scripts run on every keyed request, and each promise an
+  // async function adds is paid again in the request context's async hooks.
+  return (...keysAndArgs) =>
+    (client.evalsha(sha, numberOfKeys, ...keysAndArgs) as Promise<T>).catch((e: unknown) => {
       if (!(e instanceof Error) || !e.message.startsWith('NOSCRIPT')) throw e;
-      return (await client.eval(lua, numberOfKeys, ...keysAndArgs)) as T;
-    }
-  };
+      return client.eval(lua, numberOfKeys, ...keysAndArgs) as Promise<T>;
+    });
 }
 
 /**

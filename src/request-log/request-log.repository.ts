@@ -45,13 +45,15 @@ export class RequestLogRepository {
   /**
    * A batch of requests and their per-day counts, in one statement (one round trip per flush). The batch goes as one
    * JSON parameter, which PostgreSQL reads into rows: one native JSON.stringify here instead of the driver escaping
-   * nine array parameters element by element, and the calls per day (UTC) are summed by the statement itself.
+   * nine array parameters element by element, and the calls per day (UTC) are summed by the statement itself. It is
+   * read as `json`, not `jsonb`: each value is read once, so converting the whole batch to jsonb first only costs
+   * PostgreSQL (about 2 of 17 µs per row).
    */
   async insert(rows: RecordedRequest[]): Promise<void> {
     await sql(
       this.dataSource,
       `WITH r AS (
-         SELECT * FROM jsonb_to_recordset($1::jsonb) AS r("partnerId" int, mode varchar, method varchar, path varchar, status smallint,
+         SELECT * FROM json_to_recordset($1::json) AS r("partnerId" int, mode varchar, method varchar, path varchar, status smallint,
            "durationMs" int, "requestId" varchar, "keyPrefix" varchar, at timestamptz, counted boolean)),
        days AS (
          INSERT INTO usage_days AS u (partner_id, mode, day, calls)

@@ -9,10 +9,10 @@ import type { RedisService } from '../../src/redis/redis.service';
 function storeWith(validHash: string) {
   const lookups: string[] = [];
   const repo = {
-    lookup: async (hash: string) => {
+    lookup: (hash: string) => {
       lookups.push(hash);
-      if (hash !== validHash) return null;
-      return {
+      if (hash !== validHash) return Promise.resolve(null);
+      return Promise.resolve({
         id: 'key_1',
         partner_id: 1,
         mode: 'test',
@@ -28,10 +28,10 @@ function storeWith(validHash: string) {
         webhook_event_types: null,
         webinar_rooms: 5,
         features: [],
-      };
+      });
     },
   };
-  const redis = { subscribe: () => undefined, publish: async () => undefined } as unknown as RedisService;
+  const redis = { subscribe: () => undefined, publish: () => Promise.resolve() } as unknown as RedisService;
   return { store: new KeyStore(repo as never, redis), lookups };
 }
 
@@ -64,13 +64,51 @@ describe('KeyStore', () => {
     expect(lookups.filter((h) => h === valid)).toHaveLength(1);
   });
 
+  it('reads a key in use again before its entry expires, answering from the cache meanwhile', async () => {
+    const { store, lookups } = storeWith(valid);
+    expect(await store.find(valid)).not.toBeNull();
+    now += 1500;
+    expect(store.cached(valid)).not.toBeUndefined();
+    expect(lookups).toHaveLength(1);
+    now += 600; // 2.1 s after it was stored: a lookup starts, the entry still answers at once
+    expect(store.cached(valid)).not.toBeUndefined();
+    expect(store.cached(valid)).not.toBeUndefined();
+    expect(lookups).toHaveLength(2);
+    await new Promise((r) => setImmediate(r));
+    now += 2500; // 4.6 s after the first lookup, 2.5 s after the refresh stored its answer
+    expect(store.cached(valid)).not.toBeUndefined();
+    expect(lookups).toHaveLength(3);
+  });
+
+  it('never answers from an entry older than its three seconds', async () => {
+    const { store, lookups } = storeWith(valid);
+    expect(await store.find(valid)).not.toBeNull();
+    now += 3000;
+    expect(store.cached(valid)).toBeUndefined();
+    expect(await store.find(valid)).not.toBeNull();
+    expect(lookups).toHaveLength(2);
+  });
+
+  it('does not keep what a lookup read when the keys changed while it ran', async () => {
+    let release!: () => void;
+    const record = { id: 'key_1', partner_id: 1, mode: 'test', role: 'partner', revoked_at: null, name: 'P', status: 'active', allowed_origins: [] };
+    const repo = { lookup: () => new Promise((r) => (release = () => r(record))) };
+    const redis = { subscribe: () => undefined, publish: () => Promise.resolve() } as unknown as RedisService;
+    const store = new KeyStore(repo as never, redis);
+    const pending = store.find(valid);
+    await store.invalidate();
+    release();
+    expect(await pending).not.toBeNull(); // the caller that asked still gets its answer
+    expect(store.cached(valid)).toBeUndefined();
+  });
+
   it('evicts the least recently used valid key when full, not every key', async () => {
     const hashes = Array.from({ length: 10_001 }, () => generateApiKey('test').hash);
     const lookups: string[] = [];
     const repo = {
-      lookup: async (hash: string) => {
+      lookup: (hash: string) => {
         lookups.push(hash);
-        return {
+        return Promise.resolve({
           id: hash,
           partner_id: 1,
           mode: 'test',
@@ -86,7 +124,7 @@ describe('KeyStore', () => {
           webhook_event_types: null,
           webinar_rooms: 1,
           features: [],
-        };
+        });
       },
     };
     const store = new KeyStore(repo as never, { subscribe: () => undefined } as unknown as RedisService);
