@@ -21,6 +21,8 @@ const MAX_CONCEPTS = 16;
 const STRONG_SEMANTIC_MATCH = 0.55;
 // A correction naming at most this many courses (outside their descriptions) makes the lexical ranking lead.
 const RARE_CORRECTION_COURSES = 10;
+// Concepts a query has at most for its subject's courses to come first (subjectFirst).
+const MAX_SUBJECT_CONCEPTS = 4;
 // Known words of one query checked for a real-word typo.
 const MAX_REAL_WORD_SUSPECTS = 4;
 
@@ -116,7 +118,7 @@ export class SearchEngine {
       ]);
     }
 
-    lexical = await this.rareWordsFirst(lexical, concepts, rareFixes, applied, limit, depth);
+    lexical = await this.subjectFirst(lexical, concepts, { rare: rareFixes.length > 0, any: corrections.size > 0 }, applied, limit, depth);
     let hits: RankedHit[] = lexical.hits.slice(0, limit);
     let total = lexical.total;
     const semanticLists = [embeddedHits, hostedHits, encoderHits].filter((list) => list.length);
@@ -155,28 +157,53 @@ export class SearchEngine {
   }
 
   /**
-   * A misspelt word corrected to one few courses name ("kubernets" → kubernetes) is what the learner is after: when no
-   * course names every concept outside its description, the courses naming the rarest such word come before those
-   * naming only the query's commoner words, even where those name every concept somewhere in their descriptions.
+   * Corrected words are what the learner typed the query for, and the courses naming its subject come first. When no
+   * course names every concept outside its description and a misspelt word was corrected to one few courses name
+   * ("kubernets deploymnet"), or when some course does but fewer than the page shows and any word was corrected
+   * ("calculas for enginers"), the order is: the courses naming every concept outside their descriptions, then those
+   * naming the subject (subjectConcept: "calculus", not "engineers"), then the other matches, even where those name
+   * every concept somewhere in their descriptions. The second case is for short queries only (at most
+   * MAX_SUBJECT_CONCEPTS concepts): a question's words are ranked by the other engines.
    */
-  private async rareWordsFirst(
+  private async subjectFirst(
     page: RankedPage,
     concepts: Concept[],
-    rareFixes: string[],
+    corrected: { rare: boolean; any: boolean },
     filters: SearchFilters,
     limit: number,
     depth: number,
   ): Promise<RankedPage> {
-    if (!rareFixes.length || page.allConcepts || !page.hits.length) return page;
-    const rare = concepts.filter((c) => c.some((alt) => alt.includes(rareFixes[0])));
-    if (!rare.length || rare.length === concepts.length) return page;
-    const first = await this.lexical.rank(rare, rare.map((c) => c[0].join(' ')).join(' '), filters, limit, depth);
+    const allIds = page.allConcepts ? (page.allIds ?? []) : [];
+    const short = concepts.length >= 2 && concepts.length <= MAX_SUBJECT_CONCEPTS;
+    const applies = (corrected.rare && !page.allConcepts) || (corrected.any && short && allIds.length < limit);
+    if (!applies || concepts.length < 2 || !page.hits.length) return page;
+    const subject = await this.subjectConcept(concepts);
+    if (!subject) return page;
+    const first = await this.lexical.rank([subject], subject[0].join(' '), filters, limit, depth);
     if (!first.hits.length) return page;
-    const seen = new Set(first.hits.map((h) => h.id));
-    const top = Math.max(...page.hits.map((h) => h.score));
-    // Scores stay non-increasing: the rare word's courses above every other match, each group in its own order.
-    const hits = [...first.hits.map((h) => ({ id: h.id, score: top + 1 + h.score })), ...page.hits.filter((h) => !seen.has(h.id))].slice(0, depth);
+    const all = new Set(allIds);
+    const lead = page.hits.filter((h) => all.has(h.id));
+    const named = first.hits.filter((h) => !all.has(h.id));
+    const seen = new Set([...all, ...named.map((h) => h.id)]);
+    const top = Math.max(...page.hits.map((h) => h.score), ...named.map((h) => h.score));
+    // Scores stay non-increasing: each group above the next, each in its own order.
+    const hits = [
+      ...lead.map((h) => ({ id: h.id, score: 2 * (top + 1) + h.score })),
+      ...named.map((h) => ({ id: h.id, score: top + 1 + h.score })),
+      ...page.hits.filter((h) => !seen.has(h.id)),
+    ].slice(0, depth);
     return { ...page, hits };
+  }
+
+  /**
+   * The concept naming the subject of a short query: the one courses most often name outside their description
+   * (LexicalSearch.subjectScores: "tableau" in "tableau dashboards", "sustainability" in "sustainability reporting",
+   * "calculus" in "calculus for engineers"), or none when no course names any outside its description.
+   */
+  private async subjectConcept(concepts: Concept[]): Promise<Concept | undefined> {
+    const scores = await this.lexical.subjectScores(concepts);
+    const best = Math.max(...scores);
+    return best > 0 ? concepts[scores.indexOf(best)] : undefined;
   }
 
   /** The embedded engine's candidates (unfiltered), or null when it is not ready or knows none of the words. */
