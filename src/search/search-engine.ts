@@ -91,6 +91,10 @@ export class SearchEngine {
     // filtered while the lexical statements are still running: one round trip less.
     const encoderSide = semantic ? this.encoderCandidates(semanticText) : null;
     const lexicalSide = this.lexical.rank(concepts, text, filters, limit, depth);
+    // What names the subject of a short corrected query, asked meanwhile on another connection (subjectFirst may need
+    // it once the lexical ranking is known); a failure only leaves the order as it is.
+    const short = concepts.length >= 2 && concepts.length <= MAX_SUBJECT_CONCEPTS;
+    const subjectScores = corrections.size && short ? this.lexical.subjectScores(concepts).catch(() => null) : Promise.resolve(null);
     const semanticSide = (async () => {
       const [embedded, hosted, encoder] = await Promise.all([
         semantic ? this.embeddedCandidates(tokens) : null,
@@ -118,7 +122,7 @@ export class SearchEngine {
       ]);
     }
 
-    lexical = await this.subjectFirst(lexical, concepts, { rare: rareFixes.length > 0, any: corrections.size > 0 }, applied, limit, depth);
+    lexical = await this.subjectFirst(lexical, concepts, rareFixes, subjectScores, applied, limit, depth);
     let hits: RankedHit[] = lexical.hits.slice(0, limit);
     let total = lexical.total;
     const semanticLists = [embeddedHits, hostedHits, encoderHits].filter((list) => list.length);
@@ -161,23 +165,27 @@ export class SearchEngine {
    * course names every concept outside its description and a misspelt word was corrected to one few courses name
    * ("kubernets deploymnet"), or when some course does but fewer than the page shows and any word was corrected
    * ("calculas for enginers"), the order is: the courses naming every concept outside their descriptions, then those
-   * naming the subject (subjectConcept: "calculus", not "engineers"), then the other matches, even where those name
+   * naming the subject (subjectOf: "calculus", not "engineers"), then the other matches, even where those name
    * every concept somewhere in their descriptions. The second case is for short queries only (at most
-   * MAX_SUBJECT_CONCEPTS concepts): a question's words are ranked by the other engines.
+   * MAX_SUBJECT_CONCEPTS concepts): a question's words are ranked by the other engines. Which courses name every
+   * concept depends on `limit` (LexicalSearch.rank), so the order does too.
    */
   private async subjectFirst(
     page: RankedPage,
     concepts: Concept[],
-    corrected: { rare: boolean; any: boolean },
+    rareFixes: string[],
+    subjectScores: Promise<number[] | null>,
     filters: SearchFilters,
     limit: number,
     depth: number,
   ): Promise<RankedPage> {
     const allIds = page.allConcepts ? (page.allIds ?? []) : [];
     const short = concepts.length >= 2 && concepts.length <= MAX_SUBJECT_CONCEPTS;
-    const applies = (corrected.rare && !page.allConcepts) || (corrected.any && short && allIds.length < limit);
+    const scores = await subjectScores;
+    const applies = (rareFixes.length > 0 && !page.allConcepts) || (scores !== null && allIds.length < limit);
     if (!applies || concepts.length < 2 || !page.hits.length) return page;
-    const subject = await this.subjectConcept(concepts);
+    // A long query's concepts are not counted (two look-ups each): its rarest corrected word's concept leads.
+    const subject = short ? scores && subjectOf(concepts, scores) : concepts.find((c) => c.some((alt) => alt.includes(rareFixes[0])));
     if (!subject) return page;
     const first = await this.lexical.rank([subject], subject[0].join(' '), filters, limit, depth);
     if (!first.hits.length) return page;
@@ -193,17 +201,6 @@ export class SearchEngine {
       ...page.hits.filter((h) => !seen.has(h.id)),
     ].slice(0, depth);
     return { ...page, hits };
-  }
-
-  /**
-   * The concept naming the subject of a short query: the one courses most often name outside their description
-   * (LexicalSearch.subjectScores: "tableau" in "tableau dashboards", "sustainability" in "sustainability reporting",
-   * "calculus" in "calculus for engineers"), or none when no course names any outside its description.
-   */
-  private async subjectConcept(concepts: Concept[]): Promise<Concept | undefined> {
-    const scores = await this.lexical.subjectScores(concepts);
-    const best = Math.max(...scores);
-    return best > 0 ? concepts[scores.indexOf(best)] : undefined;
   }
 
   /** The embedded engine's candidates (unfiltered), or null when it is not ready or knows none of the words. */
@@ -415,6 +412,16 @@ export class SearchEngine {
       return [{ ...item, score: Math.round(h.score * 10_000) / 10_000 }];
     });
   }
+}
+
+/**
+ * The concept naming the subject of a short query: the one courses most often name outside their description
+ * (LexicalSearch.subjectScores: "tableau" in "tableau dashboards", "sustainability" in "sustainability reporting",
+ * "calculus" in "calculus for engineers"), or none when no course names any outside its description.
+ */
+function subjectOf(concepts: Concept[], scores: number[]): Concept | undefined {
+  const best = Math.max(...scores);
+  return best > 0 ? concepts[scores.indexOf(best)] : undefined;
 }
 
 /** The cosine of a word's vector with the sum of the context's vectors (undefined when either is unknown). */
