@@ -23,6 +23,8 @@ export interface RankedPage {
   total: number;
   /** Some course names every concept in its title, category, topics, tutor or organisation: the words are strong evidence. */
   allConcepts?: boolean;
+  /** The courses naming every concept outside their description, when some do but fewer than the caller shows. */
+  allIds?: number[];
 }
 
 // Weights of D, C, B, A (description is C, its weight then matters little next to title and topics).
@@ -41,6 +43,8 @@ export const COMMON_WORD_RANK = 80_000;
 const COUNT_CAP = 200;
 // Words of one query checked against the vocabulary at all (a 500-character query has about 80).
 const MAX_CHECKED_WORDS = 40;
+// Courses counted at most per concept when telling a subject from a word said in passing (subjectScores).
+const SUBJECT_CAP = 500;
 // Titles are compared with the text by trigrams only for short texts: a long text is no misspelt title, and
 // comparing hundreds of trigrams with every title is what made long nonsense queries slow.
 const MAX_TITLE_SIMILARITY_CHARS = 60;
@@ -121,6 +125,32 @@ export class LexicalSearch {
     return new Set(rows.map((r) => r.phrase));
   }
 
+  /**
+   * For each concept, how much its first phrase names a subject rather than something said about one: the share of the
+   * courses naming it that name it outside their description, times its rarity among those (log(SUBJECT_CAP / heads)),
+   * each count capped at SUBJECT_CAP (two index look-ups per concept). "tableau" (6 of 7 courses), "sustainability" (40
+   * of 93) and "calculus" (15 of 28) are what courses are about; "dashboards" (3 of 12), "reporting" (9 of 76),
+   * "master" (8 of 115) are mostly said in passing, and "engineers" (131 of 244) is in too many titles to narrow them.
+   */
+  async subjectScores(concepts: Concept[]): Promise<number[]> {
+    if (!concepts.length) return [];
+    const rows = await sql<{ i: number; heads: string; docs: string }>(
+      this.db,
+      `SELECT p.i::int AS i,
+              (SELECT count(*) FROM (SELECT 1 FROM search_heads h WHERE h.head @@ to_tsquery('english', p.q) AND h.published LIMIT $2) x) AS heads,
+              (SELECT count(*) FROM (SELECT 1 FROM search_documents d WHERE d.document @@ to_tsquery('english', p.q) LIMIT $2) x) AS docs
+         FROM unnest($1::text[]) WITH ORDINALITY AS p(q, i)`,
+      // The first phrase only: a synonym group's others can be common words of another subject ("derivatives").
+      [concepts.map((c) => toTsQuery([c.slice(0, 1)], '|')), SUBJECT_CAP],
+    );
+    const scores = concepts.map(() => 0);
+    for (const r of rows) {
+      const heads = Number(r.heads);
+      scores[r.i - 1] = heads ? (heads / (Number(r.docs) + 1)) * Math.log(SUBJECT_CAP / heads) : 0;
+    }
+    return scores;
+  }
+
   /** Published courses matching the filters and any concept, best first: weighted rank, all-concepts bonus, title trigram, popularity. */
   /**
    * `limit` is what the caller shows and decides which matches rank (e.g. when enough courses name every concept, only
@@ -157,10 +187,12 @@ export class LexicalSearch {
       const all = page(heads.filter((r) => r.all_list));
       head = page(heads.filter((r) => !r.all_list));
       const allConcepts = all.hits.length > 0;
-      if (all.hits.length >= limit) return { hits: all.hits, total: head.total, allConcepts };
+      const allIds = all.hits.map((h) => h.id);
+      if (all.hits.length >= limit) return { hits: all.hits, total: head.total, allConcepts, allIds };
+      head.allIds = allIds;
       // A course naming every concept, one of them only in its description, still beats one naming just some.
       const allAnywhere = page(anywhereRows);
-      if (allAnywhere.hits.length) return { ...mergeRanked(allAnywhere, head, depth), allConcepts };
+      if (allAnywhere.hits.length) return { ...mergeRanked(allAnywhere, head, depth), allConcepts, allIds };
     } else {
       // Any concept in those fields (small vectors, fast); the description only when they give too few.
       head = page(await query(rankSql('head', 'any_q', where, params.length)));
@@ -169,7 +201,7 @@ export class LexicalSearch {
     if (head.hits.length >= limit) return head;
     const full = page(await query(rankSql('document', 'any_q', where, params.length)));
     // The courses naming every concept outside their description still rank first: the words stay strong evidence.
-    if (full.hits.length) return { ...full, allConcepts: head.allConcepts };
+    if (full.hits.length) return { ...full, allConcepts: head.allConcepts, allIds: head.allIds };
     return this.rankByTitleSimilarity(text, filters, depth);
   }
 

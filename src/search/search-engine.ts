@@ -21,6 +21,8 @@ const MAX_CONCEPTS = 16;
 const STRONG_SEMANTIC_MATCH = 0.55;
 // A correction naming at most this many courses (outside their descriptions) makes the lexical ranking lead.
 const RARE_CORRECTION_COURSES = 10;
+// Concepts a query has at most for its subject's courses to come first (subjectFirst).
+const MAX_SUBJECT_CONCEPTS = 4;
 // Known words of one query checked for a real-word typo.
 const MAX_REAL_WORD_SUSPECTS = 4;
 
@@ -89,6 +91,10 @@ export class SearchEngine {
     // filtered while the lexical statements are still running: one round trip less.
     const encoderSide = semantic ? this.encoderCandidates(semanticText) : null;
     const lexicalSide = this.lexical.rank(concepts, text, filters, limit, depth);
+    // What names the subject of a short corrected query, asked meanwhile on another connection (subjectFirst may need
+    // it once the lexical ranking is known); a failure only leaves the order as it is.
+    const short = concepts.length >= 2 && concepts.length <= MAX_SUBJECT_CONCEPTS;
+    const subjectScores = corrections.size && short ? this.lexical.subjectScores(concepts).catch(() => null) : Promise.resolve(null);
     const semanticSide = (async () => {
       const [embedded, hosted, encoder] = await Promise.all([
         semantic ? this.embeddedCandidates(tokens) : null,
@@ -116,7 +122,7 @@ export class SearchEngine {
       ]);
     }
 
-    lexical = await this.rareWordsFirst(lexical, concepts, rareFixes, applied, limit, depth);
+    lexical = await this.subjectFirst(lexical, concepts, rareFixes, subjectScores, applied, limit, depth);
     let hits: RankedHit[] = lexical.hits.slice(0, limit);
     let total = lexical.total;
     const semanticLists = [embeddedHits, hostedHits, encoderHits].filter((list) => list.length);
@@ -155,27 +161,45 @@ export class SearchEngine {
   }
 
   /**
-   * A misspelt word corrected to one few courses name ("kubernets" → kubernetes) is what the learner is after: when no
-   * course names every concept outside its description, the courses naming the rarest such word come before those
-   * naming only the query's commoner words, even where those name every concept somewhere in their descriptions.
+   * Corrected words are what the learner typed the query for, and the courses naming its subject come first. When no
+   * course names every concept outside its description and a misspelt word was corrected to one few courses name
+   * ("kubernets deploymnet"), or when some course does but fewer than the page shows and any word was corrected
+   * ("calculas for enginers"), the order is: the courses naming every concept outside their descriptions, then those
+   * naming the subject (subjectOf: "calculus", not "engineers"), then the other matches, even where those name
+   * every concept somewhere in their descriptions. The second case is for short queries only (at most
+   * MAX_SUBJECT_CONCEPTS concepts): a question's words are ranked by the other engines. Which courses name every
+   * concept depends on `limit` (LexicalSearch.rank), so the order does too.
    */
-  private async rareWordsFirst(
+  private async subjectFirst(
     page: RankedPage,
     concepts: Concept[],
     rareFixes: string[],
+    subjectScores: Promise<number[] | null>,
     filters: SearchFilters,
     limit: number,
     depth: number,
   ): Promise<RankedPage> {
-    if (!rareFixes.length || page.allConcepts || !page.hits.length) return page;
-    const rare = concepts.filter((c) => c.some((alt) => alt.includes(rareFixes[0])));
-    if (!rare.length || rare.length === concepts.length) return page;
-    const first = await this.lexical.rank(rare, rare.map((c) => c[0].join(' ')).join(' '), filters, limit, depth);
+    const allIds = page.allConcepts ? (page.allIds ?? []) : [];
+    const short = concepts.length >= 2 && concepts.length <= MAX_SUBJECT_CONCEPTS;
+    const scores = await subjectScores;
+    const applies = (rareFixes.length > 0 && !page.allConcepts) || (scores !== null && allIds.length < limit);
+    if (!applies || concepts.length < 2 || !page.hits.length) return page;
+    // A long query's concepts are not counted (two look-ups each): its rarest corrected word's concept leads.
+    const subject = short ? scores && subjectOf(concepts, scores) : concepts.find((c) => c.some((alt) => alt.includes(rareFixes[0])));
+    if (!subject) return page;
+    const first = await this.lexical.rank([subject], subject[0].join(' '), filters, limit, depth);
     if (!first.hits.length) return page;
-    const seen = new Set(first.hits.map((h) => h.id));
-    const top = Math.max(...page.hits.map((h) => h.score));
-    // Scores stay non-increasing: the rare word's courses above every other match, each group in its own order.
-    const hits = [...first.hits.map((h) => ({ id: h.id, score: top + 1 + h.score })), ...page.hits.filter((h) => !seen.has(h.id))].slice(0, depth);
+    const all = new Set(allIds);
+    const lead = page.hits.filter((h) => all.has(h.id));
+    const named = first.hits.filter((h) => !all.has(h.id));
+    const seen = new Set([...all, ...named.map((h) => h.id)]);
+    const top = Math.max(...page.hits.map((h) => h.score), ...named.map((h) => h.score));
+    // Scores stay non-increasing: each group above the next, each in its own order.
+    const hits = [
+      ...lead.map((h) => ({ id: h.id, score: 2 * (top + 1) + h.score })),
+      ...named.map((h) => ({ id: h.id, score: top + 1 + h.score })),
+      ...page.hits.filter((h) => !seen.has(h.id)),
+    ].slice(0, depth);
     return { ...page, hits };
   }
 
@@ -388,6 +412,16 @@ export class SearchEngine {
       return [{ ...item, score: Math.round(h.score * 10_000) / 10_000 }];
     });
   }
+}
+
+/**
+ * The concept naming the subject of a short query: the one courses most often name outside their description
+ * (LexicalSearch.subjectScores: "tableau" in "tableau dashboards", "sustainability" in "sustainability reporting",
+ * "calculus" in "calculus for engineers"), or none when no course names any outside its description.
+ */
+function subjectOf(concepts: Concept[], scores: number[]): Concept | undefined {
+  const best = Math.max(...scores);
+  return best > 0 ? concepts[scores.indexOf(best)] : undefined;
 }
 
 /** The cosine of a word's vector with the sum of the context's vectors (undefined when either is unknown). */

@@ -126,6 +126,20 @@ describe("POST /api/search understands questions asked in the learner's own word
     expect(titles(res)[0]).toMatch(/kubernetes/i);
   });
 
+  it('a corrected query puts its subject first, not its rarest word: "sustianability reportng" gives sustainability courses', async () => {
+    const res = await api.post('/api/search', { query: 'sustianability reportng', limit: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.interpreted.corrections).toEqual({ sustianability: 'sustainability', reportng: 'reporting' });
+    expect(titles(res).filter((t: string) => /sustainab/i.test(t)).length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('the subject comes first after the few courses naming every word: "calculas for enginers" gives calculus courses', async () => {
+    // Five courses name both words outside their descriptions: a page of ten shows the subject's courses after them.
+    const res = await api.post('/api/search', { query: 'calculas for enginers', limit: 10 });
+    expect(res.status).toBe(200);
+    expect(titles(res).filter((t: string) => /calculus/i.test(t)).length).toBeGreaterThanOrEqual(6);
+  });
+
   it('takes a dropped letter over a distant key: "linx comand line" is about Linux, not a line', async () => {
     const res = await api.post('/api/search', { query: 'linx comand line', limit: 5 });
     expect(res.status).toBe(200);
