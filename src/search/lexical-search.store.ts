@@ -46,6 +46,16 @@ const MAX_CHECKED_WORDS = 40;
 const MAX_TITLE_SIMILARITY_CHARS = 60;
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A phrase's words, lower-cased and regex-escaped, as resolveOrganisation matches them (separated by any whitespace). */
+const phraseWords = (phrase: string) => phrase.toLowerCase().split(' ').map(escapeRegex);
+// PostgreSQL's \m and \M (the start and end of a word: word characters are letters, decimal digits and "_"; not "²"),
+// in JavaScript.
+const WORD_CHAR = String.raw`[\p{L}\p{Nd}_]`;
+
+/** resolveOrganisation's PostgreSQL pattern for a phrase, as a JavaScript regular expression (for the names in memory). */
+export function organisationPattern(phrase: string): RegExp {
+  return new RegExp(`(?<!${WORD_CHAR})(?=${WORD_CHAR})${phraseWords(phrase).join(String.raw`\s+`)}(?<=${WORD_CHAR})(?!${WORD_CHAR})`, 'u');
+}
 
 /**
  * Lexical ranking, typo correction and filter resolution, all in PostgreSQL (weighted tsvector, GIN and pg_trgm indexes).
@@ -99,7 +109,7 @@ export class LexicalSearch {
               ) AS name
          FROM unnest($1::text[]) WITH ORDINALITY AS p(re, i)
         ORDER BY p.i`,
-      [phrases.map((p) => `\\m${p.toLowerCase().split(' ').map(escapeRegex).join('\\s+')}\\M`)],
+      [phrases.map((p) => `\\m${phraseWords(p).join('\\s+')}\\M`)],
     );
     const hit = rows.find((r) => r.name);
     return hit ? { index: hit.i - 1, name: hit.name! } : null;
@@ -307,6 +317,29 @@ export async function courseFactsStamp(db: Queryable): Promise<string> {
        FROM search_heads WHERE published`,
   );
   return row?.stamp ?? '';
+}
+
+/** A name resolveOrganisation may answer, with PostgreSQL's lower() of it (what its pattern is matched against). */
+export interface MatchableName {
+  name: string;
+  lower: string;
+}
+
+/**
+ * The names resolveOrganisation looks through, in the order it prefers them: the organisations of published courses,
+ * most courses first (ties by name, as its ORDER BY), and the tutors of published courses.
+ */
+export async function organisationNames(db: Queryable): Promise<{ organisations: MatchableName[]; tutors: MatchableName[] }> {
+  const [organisations, tutors] = await Promise.all([
+    sql<MatchableName>(
+      db,
+      `SELECT h.organisation AS name, lower(h.organisation) AS lower FROM search_heads h
+        WHERE h.published AND h.organisation IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1`,
+    ),
+    // resolveOrganisation takes any matching tutor (LIMIT 1 without an order): the first by id here.
+    sql<MatchableName>(db, `SELECT t.name, lower(t.name) AS lower FROM published_tutors t ORDER BY t.id`),
+  ]);
+  return { organisations, tutors };
 }
 
 /** Whether a published course passes the filters: filterSql's conditions, in memory. */
