@@ -245,8 +245,15 @@ const CORRECTIONS_SQL = `
 // bonus and its popularity.
 const BASE = `ts_rank('${WEIGHTS}', h.head, q.any_q) + CASE WHEN h.head @@ q.all_q THEN 0.5 ELSE 0 END + 0.02 * h.popularity`;
 
-/** The two tsqueries of a ranking statement, from its parameters $n-3 (any concept) and $n-2 (every concept). */
-const tsQueries = (n: number) => `q AS (SELECT to_tsquery('english', $${n - 3}) AS any_q, to_tsquery('english', $${n - 2}) AS all_q)`;
+/**
+ * The two tsqueries of a ranking statement, from its parameters $n-3 (any concept) and $n-2 (every concept).
+ * `opaque` hides them from the planner (a materialized row instead of constants) so that the heads are read through
+ * their GIN index: seeing a long question's tsquery, it estimates thousands of matches and scans every head instead,
+ * testing the tsquery on each (at 20,000 courses twice the CPU of the index; the estimate leaves out that test's cost).
+ * The descriptions' statements keep the constants: there the estimate picks the better plan.
+ */
+const tsQueries = (n: number, opaque = false) =>
+  `q AS ${opaque ? 'MATERIALIZED ' : ''}(SELECT to_tsquery('english', $${n - 3}) AS any_q, to_tsquery('english', $${n - 2}) AS all_q)`;
 
 /**
  * Ranking over one vector column, on the narrow search_heads (facts filter and weigh the matches; the full
@@ -257,7 +264,7 @@ const tsQueries = (n: number) => `q AS (SELECT to_tsquery('english', $${n - 3}) 
  * thousands of matches.
  */
 function rankSql(column: 'head' | 'document', match: 'any_q' | 'all_q', where: string, n: number): string {
-  return `WITH ${tsQueries(n)},
+  return `WITH ${tsQueries(n, column === 'head')},
      matches AS MATERIALIZED (
        SELECT h.course_id AS id, ${BASE} AS base
          FROM search_heads h CROSS JOIN q
@@ -275,7 +282,7 @@ function rankSql(column: 'head' | 'document', match: 'any_q' | 'all_q', where: s
  */
 function headsSql(where: string, n: number): string {
   const top = (filter: string) => `SELECT id, base FROM matches ${filter} ORDER BY base DESC, id LIMIT GREATEST(${RERANK_DEPTH}, $${n})`;
-  return `WITH ${tsQueries(n)},
+  return `WITH ${tsQueries(n, true)},
      matches AS MATERIALIZED (
        SELECT h.course_id AS id, ${BASE} AS base, h.head @@ q.all_q AS all_match
          FROM search_heads h CROSS JOIN q
