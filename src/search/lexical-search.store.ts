@@ -218,14 +218,16 @@ const CORRECTIONS_SQL = `
      ORDER BY w.i LIMIT $2
   ), letters AS (SELECT chr(c) AS l FROM generate_series(97, 122) c),
   edits AS (
-    SELECT u.i, e.candidate FROM unknown u CROSS JOIN LATERAL (
+    SELECT u.i, ARRAY(
       SELECT left(u.word, p) || substr(u.word, p + 2) FROM generate_series(0, length(u.word) - 1) p
       UNION ALL SELECT left(u.word, p) || substr(u.word, p + 2, 1) || substr(u.word, p + 1, 1) || substr(u.word, p + 3) FROM generate_series(0, length(u.word) - 2) p
       UNION ALL SELECT left(u.word, p) || l || substr(u.word, p + 2) FROM generate_series(0, length(u.word) - 1) p, letters
       UNION ALL SELECT left(u.word, p) || l || substr(u.word, p + 1) FROM generate_series(0, length(u.word)) p, letters
-    ) AS e(candidate)
+    )::varchar[] AS candidates FROM unknown u
   ), one_edit AS (
-    SELECT DISTINCT e.i, v.word FROM edits e JOIN search_vocabulary v ON v.word = e.candidate::varchar
+    -- Each word's few hundred edits as one array: looked up in the primary key. As rows, the planner took them for
+    -- tens of thousands and hashed the whole vocabulary for every misspelt query instead.
+    SELECT DISTINCT e.i, v.word FROM edits e JOIN search_vocabulary v ON v.word = ANY (e.candidates)
   ), similar_words AS (
     -- lower(word): the trigram index is on that expression, so that equality look-ups keep the primary key.
     SELECT u.i, s.word FROM unknown u CROSS JOIN LATERAL (
