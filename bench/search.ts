@@ -24,7 +24,12 @@ import { createScratchCatalogue } from '../tools/search-eval/scratch-catalogue';
 
 const SYNTHETIC_SIZE = 20_000;
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 5;
-const load = (file: string): string[] => JSON.parse(readFileSync(join(__dirname, '..', 'data', file), 'utf8')).queries.map((q: { query: string }) => q.query);
+interface BenchQuery {
+  query: string;
+  kind: string;
+}
+const load = (file: string): BenchQuery[] =>
+  JSON.parse(readFileSync(join(__dirname, '..', 'data', file), 'utf8')).queries.map((q: BenchQuery) => ({ query: q.query, kind: q.kind }));
 const queries = [
   ...load('search-eval.json'),
   ...load('search-eval-learners.json'),
@@ -41,6 +46,7 @@ const stats = (xs: number[]) => {
 };
 const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
 const table: string[][] = [];
+const kinds: string[][] = [];
 
 async function main(): Promise<void> {
   const loadBefore = loadavg()
@@ -81,6 +87,7 @@ async function main(): Promise<void> {
         key: partner.api_key.key,
         ready,
         http: [] as number[],
+        byKind: new Map<string, number[]>(),
         encodeAlone: [] as number[],
         semantic: 0,
         unavailable: 0,
@@ -93,7 +100,7 @@ async function main(): Promise<void> {
       const on = await boot(true);
       const off = await boot(false);
       for (let r = 0; r <= rounds; r++) {
-        for (const query of queries) {
+        for (const { query, kind } of queries) {
           for (const side of r % 2 ? [off, on] : [on, off]) {
             // Every query is encoded again: the figures include the sentence encoder's cost, not its cache's.
             side.encoder?.clearCache();
@@ -112,7 +119,9 @@ async function main(): Promise<void> {
             if (res.status !== 200) throw new Error(`search answered ${res.status}: ${await res.text()}`);
             const body = (await res.json()) as { data: { engine: string } };
             if (r > 0) {
-              side.http.push(performance.now() - t);
+              const ms = performance.now() - t;
+              side.http.push(ms);
+              side.byKind.set(kind, [...(side.byKind.get(kind) ?? []), ms]);
               if (body.data.engine === 'semantic') side.semantic++;
             }
           }
@@ -137,6 +146,7 @@ async function main(): Promise<void> {
           String(side.unavailable),
           `${(side.ready / 1000).toFixed(1)} s`,
         ]);
+        kinds.push(...[...side.byKind].map(([kind, xs]) => [label, side === on ? 'on' : 'off', kind, String(xs.length / rounds), ...stats(xs)]));
         await side.app.close();
       }
       // Printed as soon as measured: a failure later in the run does not lose them.
@@ -171,6 +181,10 @@ async function main(): Promise<void> {
     );
     process.stdout.write(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|\n`);
     for (const r of table) process.stdout.write(`| ${r.join(' | ')} |\n`);
+
+    const kindHeader = ['catalogue', 'semantic engines', 'kind of query', 'queries', 'p50 ms', 'p95 ms', 'p99 ms'];
+    process.stdout.write(`\nBy kind of query (the judged sets' kinds)\n\n| ${kindHeader.join(' | ')} |\n|${kindHeader.map(() => '---').join('|')}|\n`);
+    for (const r of kinds) process.stdout.write(`| ${r.join(' | ')} |\n`);
 
     if (existsSync(join(__dirname, '..', 'dist', 'src', 'main.js'))) {
       const rows = [await startService(scratch.url, true), await startService(scratch.url, false)];

@@ -50,6 +50,16 @@ const SUBJECT_CAP = 500;
 const MAX_TITLE_SIMILARITY_CHARS = 60;
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A phrase's words, lower-cased and regex-escaped, as resolveOrganisation matches them (separated by any whitespace). */
+const phraseWords = (phrase: string) => phrase.toLowerCase().split(' ').map(escapeRegex);
+// PostgreSQL's \m and \M (the start and end of a word: word characters are letters, decimal digits and "_"; not "²"),
+// in JavaScript.
+const WORD_CHAR = String.raw`[\p{L}\p{Nd}_]`;
+
+/** resolveOrganisation's PostgreSQL pattern for a phrase, as a JavaScript regular expression (for the names in memory). */
+export function organisationPattern(phrase: string): RegExp {
+  return new RegExp(`(?<!${WORD_CHAR})(?=${WORD_CHAR})${phraseWords(phrase).join(String.raw`\s+`)}(?<=${WORD_CHAR})(?!${WORD_CHAR})`, 'u');
+}
 
 /**
  * Lexical ranking, typo correction and filter resolution, all in PostgreSQL (weighted tsvector, GIN and pg_trgm indexes).
@@ -103,7 +113,7 @@ export class LexicalSearch {
               ) AS name
          FROM unnest($1::text[]) WITH ORDINALITY AS p(re, i)
         ORDER BY p.i`,
-      [phrases.map((p) => `\\m${p.toLowerCase().split(' ').map(escapeRegex).join('\\s+')}\\M`)],
+      [phrases.map((p) => `\\m${phraseWords(p).join('\\s+')}\\M`)],
     );
     const hit = rows.find((r) => r.name);
     return hit ? { index: hit.i - 1, name: hit.name! } : null;
@@ -240,14 +250,16 @@ const CORRECTIONS_SQL = `
      ORDER BY w.i LIMIT $2
   ), letters AS (SELECT chr(c) AS l FROM generate_series(97, 122) c),
   edits AS (
-    SELECT u.i, e.candidate FROM unknown u CROSS JOIN LATERAL (
+    SELECT u.i, ARRAY(
       SELECT left(u.word, p) || substr(u.word, p + 2) FROM generate_series(0, length(u.word) - 1) p
       UNION ALL SELECT left(u.word, p) || substr(u.word, p + 2, 1) || substr(u.word, p + 1, 1) || substr(u.word, p + 3) FROM generate_series(0, length(u.word) - 2) p
       UNION ALL SELECT left(u.word, p) || l || substr(u.word, p + 2) FROM generate_series(0, length(u.word) - 1) p, letters
       UNION ALL SELECT left(u.word, p) || l || substr(u.word, p + 1) FROM generate_series(0, length(u.word)) p, letters
-    ) AS e(candidate)
+    )::varchar[] AS candidates FROM unknown u
   ), one_edit AS (
-    SELECT DISTINCT e.i, v.word FROM edits e JOIN search_vocabulary v ON v.word = e.candidate::varchar
+    -- Each word's few hundred edits as one array: looked up in the primary key. As rows, the planner took them for
+    -- tens of thousands and hashed the whole vocabulary for every misspelt query instead.
+    SELECT DISTINCT e.i, v.word FROM edits e JOIN search_vocabulary v ON v.word = ANY (e.candidates)
   ), similar_words AS (
     -- lower(word): the trigram index is on that expression, so that equality look-ups keep the primary key.
     SELECT u.i, s.word FROM unknown u CROSS JOIN LATERAL (
@@ -267,8 +279,15 @@ const CORRECTIONS_SQL = `
 // bonus and its popularity.
 const BASE = `ts_rank('${WEIGHTS}', h.head, q.any_q) + CASE WHEN h.head @@ q.all_q THEN 0.5 ELSE 0 END + 0.02 * h.popularity`;
 
-/** The two tsqueries of a ranking statement, from its parameters $n-3 (any concept) and $n-2 (every concept). */
-const tsQueries = (n: number) => `q AS (SELECT to_tsquery('english', $${n - 3}) AS any_q, to_tsquery('english', $${n - 2}) AS all_q)`;
+/**
+ * The two tsqueries of a ranking statement, from its parameters $n-3 (any concept) and $n-2 (every concept).
+ * `opaque` hides them from the planner (a materialized row instead of constants) so that the heads are read through
+ * their GIN index: seeing a long question's tsquery, it estimates thousands of matches and scans every head instead,
+ * testing the tsquery on each (at 20,000 courses twice the CPU of the index; the estimate leaves out that test's cost).
+ * The descriptions' statements keep the constants: there the estimate picks the better plan.
+ */
+const tsQueries = (n: number, opaque = false) =>
+  `q AS ${opaque ? 'MATERIALIZED ' : ''}(SELECT to_tsquery('english', $${n - 3}) AS any_q, to_tsquery('english', $${n - 2}) AS all_q)`;
 
 /**
  * Ranking over one vector column, on the narrow search_heads (facts filter and weigh the matches; the full
@@ -279,7 +298,7 @@ const tsQueries = (n: number) => `q AS (SELECT to_tsquery('english', $${n - 3}) 
  * thousands of matches.
  */
 function rankSql(column: 'head' | 'document', match: 'any_q' | 'all_q', where: string, n: number): string {
-  return `WITH ${tsQueries(n)},
+  return `WITH ${tsQueries(n, column === 'head')},
      matches AS MATERIALIZED (
        SELECT h.course_id AS id, ${BASE} AS base
          FROM search_heads h CROSS JOIN q
@@ -297,7 +316,7 @@ function rankSql(column: 'head' | 'document', match: 'any_q' | 'all_q', where: s
  */
 function headsSql(where: string, n: number): string {
   const top = (filter: string) => `SELECT id, base FROM matches ${filter} ORDER BY base DESC, id LIMIT GREATEST(${RERANK_DEPTH}, $${n})`;
-  return `WITH ${tsQueries(n)},
+  return `WITH ${tsQueries(n, true)},
      matches AS MATERIALIZED (
        SELECT h.course_id AS id, ${BASE} AS base, h.head @@ q.all_q AS all_match
          FROM search_heads h CROSS JOIN q
@@ -339,6 +358,29 @@ export async function courseFactsStamp(db: Queryable): Promise<string> {
        FROM search_heads WHERE published`,
   );
   return row?.stamp ?? '';
+}
+
+/** A name resolveOrganisation may answer, with PostgreSQL's lower() of it (what its pattern is matched against). */
+export interface MatchableName {
+  name: string;
+  lower: string;
+}
+
+/**
+ * The names resolveOrganisation looks through, in the order it prefers them: the organisations of published courses,
+ * most courses first (ties by name, as its ORDER BY), and the tutors of published courses.
+ */
+export async function organisationNames(db: Queryable): Promise<{ organisations: MatchableName[]; tutors: MatchableName[] }> {
+  const [organisations, tutors] = await Promise.all([
+    sql<MatchableName>(
+      db,
+      `SELECT h.organisation AS name, lower(h.organisation) AS lower FROM search_heads h
+        WHERE h.published AND h.organisation IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1`,
+    ),
+    // resolveOrganisation takes any matching tutor (LIMIT 1 without an order): the first by id here.
+    sql<MatchableName>(db, `SELECT t.name, lower(t.name) AS lower FROM published_tutors t ORDER BY t.id`),
+  ]);
+  return { organisations, tutors };
 }
 
 /** Whether a published course passes the filters: filterSql's conditions, in memory. */

@@ -256,7 +256,8 @@ export class SearchEngine {
     const extracted = extractFilters(query, this.lexicon);
     const filters: SearchFilters = extracted.filters;
     let rest = extracted.rest;
-    const organisation = await this.lexical.resolveOrganisation(extracted.organisationCandidates.map((c) => c.phrase));
+    const phrases = extracted.organisationCandidates.map((c) => c.phrase);
+    const organisation = phrases.length ? (this.facts?.resolveOrganisation(phrases) ?? (await this.lexical.resolveOrganisation(phrases))) : null;
     if (organisation) {
       filters.organisation = organisation.name;
       rest = extracted.organisationCandidates[organisation.index].rest;

@@ -1,20 +1,30 @@
 import type { Queryable } from '../common/database';
 import { CoalescedRun } from '../common/coalesced-run';
 import { PeriodicTask } from '../common/periodic-task';
-import { courseFactsStamp, CourseFacts, passesFilters, publishedCourseFacts } from './lexical-search.store';
+import {
+  courseFactsStamp,
+  CourseFacts,
+  MatchableName,
+  organisationNames,
+  organisationPattern,
+  passesFilters,
+  publishedCourseFacts,
+} from './lexical-search.store';
 import type { SearchFilters } from './query-parser';
 
 // How often the facts in memory are compared with the table, besides catalogue notifications.
 const CHECK_EVERY_MS = 3000;
 
 /**
- * The filter facts of every published course, in memory, so that the semantic engines' candidates are filtered
- * without a round trip after the query's encoding (the last statement before the results were read). They follow
- * the table as the engines' indexes do: reloaded on every catalogue notification and whenever a check every 3 s finds
- * the table's stamp moved. Until the first load, filter() answers null and the caller asks PostgreSQL.
+ * The filter facts of every published course and the names a query's "from …" may resolve to, in memory, so that the
+ * semantic engines' candidates are filtered and organisations resolved without a round trip (otherwise the first
+ * statement of a search, and the last before its results are read). They follow the table as the engines' indexes do:
+ * reloaded on every catalogue notification and whenever a check every 3 s finds the table's stamp moved. Until the
+ * first load, filter() answers null and the caller asks PostgreSQL.
  */
 export class SearchFacts {
   private facts: Map<number, CourseFacts> | null = null;
+  private names: { organisations: MatchableName[]; tutors: MatchableName[] } = { organisations: [], tutors: [] };
   private stamp = '';
   private readonly checks = new PeriodicTask({ name: SearchFacts.name, intervalMs: CHECK_EVERY_MS, firstDelayMs: 0, unref: true }, () => this.refresh());
   private readonly reloads = new CoalescedRun(() => this.reloadIfChanged());
@@ -37,8 +47,9 @@ export class SearchFacts {
   private async reloadIfChanged(): Promise<void> {
     const stamp = await courseFactsStamp(this.db);
     if (stamp === this.stamp && this.facts) return;
-    const rows = await publishedCourseFacts(this.db);
+    const [rows, names] = await Promise.all([publishedCourseFacts(this.db), organisationNames(this.db)]);
     this.facts = new Map(rows.map((r) => [r.id, r]));
+    this.names = names;
     this.stamp = stamp;
   }
 
@@ -52,5 +63,20 @@ export class SearchFacts {
       if (c && passesFilters(c, filters)) out.add(id);
     }
     return out;
+  }
+
+  /**
+   * LexicalSearch.resolveOrganisation from memory (undefined while nothing is loaded): the first phrase naming an
+   * organisation (most courses first) or a tutor of a published course. A search naming "from", "by" or "at" resolves
+   * it before any other of its work can start, so it should cost no round trip.
+   */
+  resolveOrganisation(phrases: string[]): { index: number; name: string } | null | undefined {
+    if (!this.facts) return undefined;
+    for (let index = 0; index < phrases.length; index++) {
+      const pattern = organisationPattern(phrases[index]);
+      const hit = this.names.organisations.find((n) => pattern.test(n.lower)) ?? this.names.tutors.find((n) => pattern.test(n.lower));
+      if (hit) return { index, name: hit.name };
+    }
+    return null;
   }
 }

@@ -13,13 +13,23 @@ const course = (id: number, over: Partial<CourseFacts> = {}): CourseFacts => ({
   ...over,
 });
 
-/** A database answering the facts queries from `rows` (the stamp changes with them), counting the loads. */
-function factsDb(rows: CourseFacts[]) {
+/**
+ * A database answering the facts queries from `rows` (the stamp changes with them), counting the loads; the names
+ * statements answer the organisations by number of courses and the tutors in the order given.
+ */
+function factsDb(rows: CourseFacts[], tutors: string[] = []) {
+  const named = (names: string[]) => names.map((name) => ({ name, lower: name.toLowerCase() }));
   const db = {
     rows,
     loads: 0,
     query: (text: string) => {
       if (text.includes('hashtextextended')) return Promise.resolve([{ stamp: JSON.stringify(db.rows) }]);
+      if (text.includes('published_tutors')) return Promise.resolve(named(tutors));
+      if (text.includes('GROUP BY')) {
+        const counts = new Map<string, number>();
+        for (const r of db.rows) if (r.organisation) counts.set(r.organisation, (counts.get(r.organisation) ?? 0) + 1);
+        return Promise.resolve(named([...counts.keys()].sort((a, b) => counts.get(b)! - counts.get(a)! || (a < b ? -1 : 1))));
+      }
       db.loads++;
       return Promise.resolve(db.rows);
     },
@@ -67,5 +77,27 @@ describe('the search facts in memory', () => {
     await facts.refresh();
     expect(db.loads).toBe(2);
     expect(facts.filter([1, 2], {})).toEqual(new Set([2]));
+  });
+
+  it('resolves "from …" phrases as the organisation statement does: organisations by courses, then tutors, whole words', async () => {
+    const catalogue = [
+      ...rows,
+      course(5, { organisation: 'University of Michigan' }),
+      course(6, { organisation: 'Michigan State University' }),
+      course(7, { organisation: 'Michigan State University' }),
+    ];
+    const facts = new SearchFacts(factsDb(catalogue, ['Ada Lovelace', 'Grace Hopper', 'Adam Smith']));
+    expect(facts.resolveOrganisation(['stanford'])).toBeUndefined();
+    await facts.refresh();
+    expect(facts.resolveOrganisation(['stanford university', 'stanford'])).toEqual({ index: 0, name: 'Stanford University' });
+    // The organisation with more courses wins among those the phrase names.
+    expect(facts.resolveOrganisation(['michigan'])).toEqual({ index: 0, name: 'Michigan State University' });
+    expect(facts.resolveOrganisation(['university of michigan'])).toEqual({ index: 0, name: 'University of Michigan' });
+    // Whole words only ("ada" is not "adam"), in the order of the phrases; tutors after organisations.
+    expect(facts.resolveOrganisation(['python', 'ada'])).toEqual({ index: 1, name: 'Ada Lovelace' });
+    expect(facts.resolveOrganisation(['hopper'])).toEqual({ index: 0, name: 'Grace Hopper' });
+    expect(facts.resolveOrganisation(['stan', 'lovelace hopper'])).toBeNull();
+    // Regular expression characters are taken literally.
+    expect(facts.resolveOrganisation(['michigan.*'])).toBeNull();
   });
 });
