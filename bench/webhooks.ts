@@ -5,7 +5,8 @@
  *   3. beside it, a plain loop of undici POSTs of the same size to the same receiver, at the worker's concurrency;
  *   2 and 3 alternate BENCH_ROUNDS times and the medians are reported.
  * API, worker, receiver and load all run in this one process, against a throw-away database and Redis prefix. For 1 it
- * also prints where the time goes (commit, fan-out start, delivery rows inserted, enqueued, job start, receipt: each
+ * also prints where the time goes (commit, fan-out start, subscriptions matched where the build matches them in a
+ * statement of its own, delivery rows inserted, enqueued, job start, attempt claimed, delivery row loaded, receipt: each
  * from the event's start), the steps the slowest 1 % spent their time in, the event loop's delay and GC pauses, the
  * fan-out's batches, and the process's CPU per event. bench/webhooks-api.js measures the same path from outside, through HTTP.
  *
@@ -35,7 +36,10 @@ import { SearchService } from '../src/search/search.service';
 import { WebhookFanOut } from '../src/webhooks/webhook-fan-out.service';
 import { WebhookQueue } from '../src/webhooks/webhook-queue';
 import { WebhooksService } from '../src/webhooks/webhooks.service';
+import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
+import { AttemptClaims } from '../src/webhooks/worker/attempt-claims';
 import { DeliverWebhookJob } from '../src/webhooks/worker/deliver-webhook.job';
+import { DeliveryStore } from '../src/webhooks/worker/delivery-store';
 
 const LATENCY_EVENTS = Number(process.env.BENCH_LATENCY_EVENTS ?? 1000);
 const THROUGHPUT_EVENTS = Number(process.env.BENCH_THROUGHPUT_EVENTS ?? 4000);
@@ -161,6 +165,17 @@ async function main(): Promise<void> {
     fanOutCalls.marks++;
     return markDispatched(ids);
   };
+  // A build whose fan-out matches the subscriptions in a statement of its own: when that statement answered.
+  const repository = app.get(WebhooksRepository);
+  const repo = repository as unknown as Record<string, (events: Array<{ payload: unknown }>) => Promise<unknown>>;
+  if (typeof repo.subscriptionsMatching === 'function') {
+    const subscriptionsMatching = repo.subscriptionsMatching.bind(repo);
+    repo.subscriptionsMatching = async (events) => {
+      const matches = await subscriptionsMatching(events);
+      for (const e of events) mark((e.payload as { external_user_id: string }).external_user_id, 'matched');
+      return matches;
+    };
+  }
   const createDeliveries = fanOut.createDeliveries.bind(fanOut);
   fanOut.createDeliveries = async (events) => {
     const ids = await createDeliveries(events);
@@ -175,6 +190,21 @@ async function main(): Promise<void> {
   q[enqueueMethod] = async (ids, suffix) => {
     await enqueue(ids, suffix);
     for (const id of ids) mark(id, 'enqueued');
+  };
+  // The worker's steps before the request: the attempt's claim in Redis, then the delivery's row.
+  const claims = app.get(AttemptClaims);
+  const claim = claims.claim.bind(claims);
+  claims.claim = async (id) => {
+    const ok = await claim(id);
+    mark(id, 'claimed');
+    return ok;
+  };
+  const store = app.get(DeliveryStore);
+  const load = store.load.bind(store);
+  store.load = async (id) => {
+    const row = await load(id);
+    mark(id, 'loaded');
+    return row;
   };
   const job = app.get(DeliverWebhookJob);
   const processJob = job.process.bind(job);
@@ -270,7 +300,7 @@ async function main(): Promise<void> {
   const latencyFanOut = { ...fanOutCalls };
   loopDelay.disable();
   gcObserver.disconnect();
-  const STAGES = ['commit', 'fan-out', 'inserted', 'enqueued', 'job', 'receipt'];
+  const STAGES = ['commit', 'fan-out', 'matched', 'inserted', 'enqueued', 'job', 'claimed', 'loaded', 'receipt'];
   const stageAt = (k: string, stage: string) =>
     (stage === 'receipt' ? received.get(k) : (stages.get(k)?.[stage] ?? stages.get(deliveryOf.get(k)!)?.[stage])) ?? NaN;
   const stageMs: Record<string, Record<string, number>> = {};
@@ -279,15 +309,17 @@ async function main(): Promise<void> {
       .map((k) => stageAt(k, stage) - sent.get(k)!)
       .filter((x) => !Number.isNaN(x))
       .sort((a, b) => a - b);
-    stageMs[stage] = { p50: +percentile(xs, 50).toFixed(1), p99: +percentile(xs, 99).toFixed(1) };
+    if (xs.length) stageMs[stage] = { p50: +percentile(xs, 50).toFixed(1), p99: +percentile(xs, 99).toFixed(1) };
   }
   // Where the slowest 1 % of events spent their time: the mean of each step (previous stage to this one) over them.
   const slowest = [...latencyKeys]
     .sort((a, b) => received.get(b)! - sent.get(b)! - (received.get(a)! - sent.get(a)!))
     .slice(0, Math.max(1, LATENCY_EVENTS / 100));
   const slowestSteps: Record<string, number> = {};
-  STAGES.forEach((stage, i) => {
-    const steps = slowest.map((k) => stageAt(k, stage) - (i ? stageAt(k, STAGES[i - 1]) : sent.get(k)!)).filter((x) => !Number.isNaN(x));
+  // Steps between the stages the build passes (one without a separate match has no `matched`).
+  const passed = STAGES.filter((stage) => stageMs[stage]);
+  passed.forEach((stage, i) => {
+    const steps = slowest.map((k) => stageAt(k, stage) - (i ? stageAt(k, passed[i - 1]) : sent.get(k)!)).filter((x) => !Number.isNaN(x));
     slowestSteps[stage] = +(steps.reduce((a, b) => a + b, 0) / (steps.length || 1)).toFixed(1);
   });
   const latencies = latencyKeys.map((k) => received.get(k)! - sent.get(k)!).sort((a, b) => a - b);
