@@ -109,8 +109,8 @@ const id22 = () => randomBytes(16).toString('base64url').slice(0, 22);
  * The webhook fan-out the service runs after each commit (src/webhooks/webhook-fan-out.service.ts), with its statements
  * sent from the plain pool: events committed while a batch runs go out together in the next one, at most two batches
  * at a time (src/common/batcher.ts), and the statements the service sends for a partner without subscriptions (as
- * the bench's is): the matching subscriptions (none), then the events marked dispatched (their keys deleted from
- * events_undispatched).
+ * the bench's is): the fan-out's one statement (which matches no subscription and so inserts nothing), then the events
+ * marked dispatched (their keys deleted from events_undispatched), both committing asynchronously as the service's do.
  */
 function plainFanOut(pool, named = false) {
   const q = statementOf(named);
@@ -119,19 +119,44 @@ function plainFanOut(pool, named = false) {
   let scheduled = false;
   const running = new Set();
   const dispatch = async (events) => {
-    const matches = await pool.query(
+    const pending = await pool.query(
       q(
-        'fan_out_match',
-        `SELECT s.id AS subscription_id, s.status = 'active' AS active, e.idx::int AS idx
-         FROM unnest($1::int[], $2::varchar[], $3::text[]) WITH ORDINALITY AS e(partner_id, mode, type, idx)
-         JOIN webhook_subscriptions s
-           ON s.partner_id = e.partner_id AND s.mode = e.mode AND e.type = ANY (s.events)`,
+        'fan_out',
+        `WITH cfg AS (SELECT set_config('synchronous_commit', 'off', true)),
+         e AS (
+           SELECT * FROM json_to_recordset($1::json) AS e(id varchar, partner_id int, mode varchar, type varchar, ts text, data json)),
+         m AS (
+           SELECT e.id AS event_id, e.partner_id, e.mode, e.type, e.ts, e.data, s.id AS subscription_id, s.status = 'active' AS active,
+                  'whd_' || translate(left(encode(substring(sha256(convert_to(e.id || ':' || s.id, 'UTF8')) FROM 1 FOR 17), 'base64'), 22), '+/', 'xy') AS id
+             FROM cfg, e JOIN webhook_subscriptions s ON s.partner_id = e.partner_id AND s.mode = e.mode AND e.type = ANY (s.events)),
+         ins AS (
+           INSERT INTO webhook_deliveries (id, subscription_id, event_id, partner_id, mode, event_type, body, status)
+           SELECT id, subscription_id, event_id, partner_id, mode, type,
+                  '{"event":' || to_json(type)::text || ',"timestamp":' || to_json(ts)::text || ',"webhook_id":"' || id || '","data":' || data::text || '}',
+                  CASE WHEN active THEN 'pending' ELSE 'skipped' END
+             FROM m
+           ON CONFLICT (event_id, subscription_id) DO NOTHING RETURNING id, status)
+         SELECT id FROM ins WHERE status = 'pending'
+         UNION
+         SELECT id FROM webhook_deliveries
+          WHERE event_id IN (SELECT id FROM e) AND status = 'pending' AND EXISTS (SELECT 1 FROM m)`,
       ),
-      [events.map((e) => e.partnerId), events.map(() => 'test'), events.map(() => 'course.enrolled')],
+      [
+        JSON.stringify(
+          events.map((e) => ({ id: e.id, partner_id: e.partnerId, mode: 'test', type: 'course.enrolled', ts: e.occurredAt.toISOString(), data: e.payload })),
+        ),
+      ],
     );
-    // With no match the service sends nothing more until it marks the events dispatched (WebhookFanOut.createDeliveries).
-    if (matches.rows.length) throw new Error('the plain fan-out expects a partner without webhook subscriptions');
-    await pool.query(q('fan_out_mark', `DELETE FROM events_undispatched WHERE event_id = ANY ($1::varchar[])`), [events.map((e) => e.id)]);
+    // With no match the service enqueues nothing and marks the events dispatched (WebhookFanOut.deliver).
+    if (pending.rows.length) throw new Error('the plain fan-out expects a partner without webhook subscriptions');
+    await pool.query(
+      q(
+        'fan_out_mark',
+        `WITH cfg AS (SELECT set_config('synchronous_commit', 'off', true))
+         DELETE FROM events_undispatched USING cfg WHERE event_id = ANY ($1::varchar[])`,
+      ),
+      [events.map((e) => e.id)],
+    );
   };
   const flush = () => {
     scheduled = false;
@@ -243,7 +268,7 @@ async function plainEnrolments(pool, scope, courseId, take, seconds = DURATION, 
       );
       await client.query('COMMIT');
       if (!debit.rows.length) throw new Error('debit refused');
-      fanOut?.add({ id: eventId, partnerId: scope.partnerId });
+      fanOut?.add({ id: eventId, partnerId: scope.partnerId, payload, occurredAt: rows[0].enrolled_at });
       ok++;
       latencies.push(performance.now() - started);
     } catch (e) {

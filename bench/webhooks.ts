@@ -5,7 +5,8 @@
  *   3. beside it, a plain loop of undici POSTs of the same size to the same receiver, at the worker's concurrency;
  *   2 and 3 alternate BENCH_ROUNDS times and the medians are reported.
  * API, worker, receiver and load all run in this one process, against a throw-away database and Redis prefix. For 1 it
- * also prints where the time goes (commit, fan-out start, delivery rows inserted, enqueued, job start, receipt: each
+ * also prints where the time goes (commit, fan-out start, subscriptions matched where the build matches them in a
+ * statement of its own, delivery rows inserted, enqueued, job start, attempt claimed, delivery row loaded, receipt: each
  * from the event's start), the steps the slowest 1 % spent their time in, the event loop's delay and GC pauses, the
  * fan-out's batches, and the process's CPU per event. bench/webhooks-api.js measures the same path from outside, through HTTP.
  *
@@ -35,7 +36,10 @@ import { SearchService } from '../src/search/search.service';
 import { WebhookFanOut } from '../src/webhooks/webhook-fan-out.service';
 import { WebhookQueue } from '../src/webhooks/webhook-queue';
 import { WebhooksService } from '../src/webhooks/webhooks.service';
+import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
+import { AttemptClaims } from '../src/webhooks/worker/attempt-claims';
 import { DeliverWebhookJob } from '../src/webhooks/worker/deliver-webhook.job';
+import { DeliveryStore } from '../src/webhooks/worker/delivery-store';
 
 const LATENCY_EVENTS = Number(process.env.BENCH_LATENCY_EVENTS ?? 1000);
 const THROUGHPUT_EVENTS = Number(process.env.BENCH_THROUGHPUT_EVENTS ?? 4000);
@@ -161,6 +165,17 @@ async function main(): Promise<void> {
     fanOutCalls.marks++;
     return markDispatched(ids);
   };
+  // A build whose fan-out matches the subscriptions in a statement of its own: when that statement answered.
+  const repository = app.get(WebhooksRepository);
+  const repo = repository as unknown as Record<string, (events: Array<{ payload: unknown }>) => Promise<unknown>>;
+  if (typeof repo.subscriptionsMatching === 'function') {
+    const subscriptionsMatching = repo.subscriptionsMatching.bind(repo);
+    repo.subscriptionsMatching = async (events) => {
+      const matches = await subscriptionsMatching(events);
+      for (const e of events) mark((e.payload as { external_user_id: string }).external_user_id, 'matched');
+      return matches;
+    };
+  }
   const createDeliveries = fanOut.createDeliveries.bind(fanOut);
   fanOut.createDeliveries = async (events) => {
     const ids = await createDeliveries(events);
@@ -175,6 +190,21 @@ async function main(): Promise<void> {
   q[enqueueMethod] = async (ids, suffix) => {
     await enqueue(ids, suffix);
     for (const id of ids) mark(id, 'enqueued');
+  };
+  // The worker's steps before the request: the attempt's claim in Redis, then the delivery's row.
+  const claims = app.get(AttemptClaims);
+  const claim = claims.claim.bind(claims);
+  claims.claim = async (id) => {
+    const ok = await claim(id);
+    mark(id, 'claimed');
+    return ok;
+  };
+  const store = app.get(DeliveryStore);
+  const load = store.load.bind(store);
+  store.load = async (id) => {
+    const row = await load(id);
+    mark(id, 'loaded');
+    return row;
   };
   const job = app.get(DeliverWebhookJob);
   const processJob = job.process.bind(job);
@@ -270,7 +300,7 @@ async function main(): Promise<void> {
   const latencyFanOut = { ...fanOutCalls };
   loopDelay.disable();
   gcObserver.disconnect();
-  const STAGES = ['commit', 'fan-out', 'inserted', 'enqueued', 'job', 'receipt'];
+  const STAGES = ['commit', 'fan-out', 'matched', 'inserted', 'enqueued', 'job', 'claimed', 'loaded', 'receipt'];
   const stageAt = (k: string, stage: string) =>
     (stage === 'receipt' ? received.get(k) : (stages.get(k)?.[stage] ?? stages.get(deliveryOf.get(k)!)?.[stage])) ?? NaN;
   const stageMs: Record<string, Record<string, number>> = {};
@@ -279,15 +309,17 @@ async function main(): Promise<void> {
       .map((k) => stageAt(k, stage) - sent.get(k)!)
       .filter((x) => !Number.isNaN(x))
       .sort((a, b) => a - b);
-    stageMs[stage] = { p50: +percentile(xs, 50).toFixed(1), p99: +percentile(xs, 99).toFixed(1) };
+    if (xs.length) stageMs[stage] = { p50: +percentile(xs, 50).toFixed(1), p99: +percentile(xs, 99).toFixed(1) };
   }
   // Where the slowest 1 % of events spent their time: the mean of each step (previous stage to this one) over them.
   const slowest = [...latencyKeys]
     .sort((a, b) => received.get(b)! - sent.get(b)! - (received.get(a)! - sent.get(a)!))
     .slice(0, Math.max(1, LATENCY_EVENTS / 100));
   const slowestSteps: Record<string, number> = {};
-  STAGES.forEach((stage, i) => {
-    const steps = slowest.map((k) => stageAt(k, stage) - (i ? stageAt(k, STAGES[i - 1]) : sent.get(k)!)).filter((x) => !Number.isNaN(x));
+  // Steps between the stages the build passes (one without a separate match has no `matched`).
+  const passed = STAGES.filter((stage) => stageMs[stage]);
+  passed.forEach((stage, i) => {
+    const steps = slowest.map((k) => stageAt(k, stage) - (i ? stageAt(k, passed[i - 1]) : sent.get(k)!)).filter((x) => !Number.isNaN(x));
     slowestSteps[stage] = +(steps.reduce((a, b) => a + b, 0) / (steps.length || 1)).toFixed(1);
   });
   const latencies = latencyKeys.map((k) => received.get(k)! - sent.get(k)!).sort((a, b) => a - b);
@@ -305,10 +337,13 @@ async function main(): Promise<void> {
   const deliveryRates: number[] = [];
   const plainRates: number[] = [];
   const tpCpu: Array<{ process: number; postgres: number; redis: number }> = [];
+  // Fan-out batches per sustained run: fewer, larger batches cost PostgreSQL less per delivery.
+  const tpBatches: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const tpKeys = Array.from({ length: THROUGHPUT_EVENTS }, (_, i) => `tp-${round}-${i}`);
     const tpStart = performance.now();
     const tpCpuBefore = { process: process.cpuUsage(), servers: serverCpuMs(db.pathname.slice(1)) };
+    Object.assign(fanOutCalls, { batches: 0, batch_ms: 0, marks: 0 });
     await profiled(`throughput-${round}`, async () => {
       const batches: Promise<void>[] = [];
       for (let i = 0; i < tpKeys.length; i += 20) {
@@ -321,6 +356,7 @@ async function main(): Promise<void> {
     deliveryRates.push(THROUGHPUT_EVENTS / ((performance.now() - tpStart) / 1000));
     const tpProcess = process.cpuUsage(tpCpuBefore.process);
     const tpServers = serverCpuMs(db.pathname.slice(1));
+    tpBatches.push(fanOutCalls.batches);
     tpCpu.push({
       process: (tpProcess.user + tpProcess.system) / 1000 / THROUGHPUT_EVENTS,
       postgres: (tpServers.postgres - tpCpuBefore.servers.postgres) / THROUGHPUT_EVENTS,
@@ -382,6 +418,7 @@ async function main(): Promise<void> {
     ratio_percent: +((median(deliveryRates) / median(plainRates)) * 100).toFixed(1),
     // CPU per delivery in the sustained runs (medians): this process (recording the events too, and the receiver),
     // PostgreSQL's backends of the bench's database, and the Redis server. Lower is more deliveries/s on the same cores.
+    throughput_fan_out_batches: median(tpBatches),
     throughput_cpu_ms_per_delivery: {
       process: +median(tpCpu.map((c) => c.process)).toFixed(3),
       postgres_backends: +median(tpCpu.map((c) => c.postgres)).toFixed(3),

@@ -22,7 +22,15 @@ const APPEND = prepared(
      RETURNING id, created_at)
    INSERT INTO events_undispatched (event_id, created_at) SELECT id, created_at FROM e`,
 );
-const MARK_DISPATCHED = prepared(`DELETE FROM events_undispatched WHERE event_id = ANY ($1::varchar[])`);
+/**
+ * Commits asynchronously (`synchronous_commit` off for its own transaction, or the relay's claim it runs in): nothing
+ * waits for a mark, and a mark PostgreSQL loses in a crash only leaves its events to the relay, which finds their
+ * deliveries made already.
+ */
+const MARK_DISPATCHED = prepared(
+  `WITH cfg AS (SELECT set_config('synchronous_commit', 'off', true))
+   DELETE FROM events_undispatched USING cfg WHERE event_id = ANY ($1::varchar[])`,
+);
 
 /** Outbox rows claimed by a relay: every row's id (to mark), and the public events among them (to deliver). */
 export interface ClaimedEvents {

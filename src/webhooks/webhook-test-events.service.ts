@@ -45,10 +45,12 @@ export class WebhookTestEvents {
         tx.em,
       );
     });
+    // The answer is the delivery as queued, read before the job exists: read after, it could be sent already.
+    const view = toDeliveryView((await this.repo.findDelivery(scope, deliveryId))!);
     // Committed as pending: should Redis refuse the job, the delivery sweep sends it.
     await this.queue
       .enqueue([deliveryId])
       .catch((err: unknown) => this.logger.warn({ err: errorMessage(err), delivery: deliveryId }, 'Test delivery left to the delivery sweep: enqueue failed'));
-    return toDeliveryView((await this.repo.findDelivery(scope, deliveryId))!);
+    return view;
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { affected, prepared, returning, sql, sqlOne } from '../common/database';
@@ -151,14 +152,7 @@ export type SubscriptionChange = Pick<
   'id' | 'url' | 'events' | 'secretEncrypted' | 'secretPreviousEncrypted' | 'previousSecretExpiresAt' | 'status' | 'failingSince' | 'disabledReason'
 >;
 
-/** `idx` is the 1-based position of the event in the batch. */
-export interface SubscriptionMatch {
-  subscription_id: string;
-  active: boolean;
-  idx: number;
-}
-
-/** One row of webhook_deliveries as the fan-out creates it (`body` is the exact envelope later signed and sent). */
+/** One webhook_deliveries row made outside the fan-out (a test event's; `body` is the exact envelope later signed and sent). */
 export interface NewDelivery {
   id: string;
   subscriptionId: string;
@@ -170,13 +164,50 @@ export interface NewDelivery {
   status: Extract<DeliveryStatus, 'pending' | 'skipped'>;
 }
 
-/** Every fan-out batch starts with it. */
-const SUBSCRIPTIONS_MATCHING = prepared(
-  `SELECT s.id AS subscription_id, s.status = 'active' AS active, e.idx::int AS idx
-     FROM unnest($1::int[], $2::varchar[], $3::text[]) WITH ORDINALITY AS e(partner_id, mode, type, idx)
-     JOIN webhook_subscriptions s
-       ON s.partner_id = e.partner_id AND s.mode = e.mode AND e.type = ANY (s.events)`,
+/**
+ * A fan-out batch in one statement: every (event, subscription of the same partner and mode listing the type) pair
+ * gets its delivery row, `skipped` for a disabled subscription, and the statement answers the ids of every pending
+ * delivery of these events, new or left pending by an earlier try.
+ *
+ * - The delivery id is derived from the event and the subscription (`deliveryIdOf`, the same derivation in SQL: the
+ *   first 22 base64 characters of SHA-256("<event id>:<subscription id>"), `+` and `/` read as `x` and `y`, about 130
+ *   bits in the base62 alphabet of every id), and the body is the envelope built from the event's JSON text as given,
+ *   byte for byte what `JSON.stringify({ event, timestamp, webhook_id, data })` makes. So the matching needs no round
+ *   trip of its own, and a batch made again (by the relay) makes the same deliveries under the same ids.
+ * - The commit is asynchronous (`synchronous_commit` off for this statement's transaction only): no WAL flush on the
+ *   way to the enqueue. Should PostgreSQL crash before the WAL writer flushes it (a fraction of a second), the rows are
+ *   lost with their events' dispatch marks (which come later in the WAL), and the relay makes them again: a delivery
+ *   already sent goes again under its `webhook_id`, which a receiver deduplicates (its body from the stored payload,
+ *   whose keys may come in another order). Every attempt's record commits synchronously, which flushes these rows first.
+ * - Events no subscription matches cost the match alone: the look-up of rows left pending runs only when something matched.
+ * - The events come as one JSON document (`json`, whose values keep their text): no per-element array escaping.
+ */
+const FAN_OUT = prepared(
+  `WITH cfg AS (SELECT set_config('synchronous_commit', 'off', true)),
+   e AS (
+     SELECT * FROM json_to_recordset($1::json) AS e(id varchar, partner_id int, mode varchar, type varchar, ts text, data json)),
+   m AS (
+     SELECT e.id AS event_id, e.partner_id, e.mode, e.type, e.ts, e.data, s.id AS subscription_id, s.status = 'active' AS active,
+            'whd_' || translate(left(encode(substring(sha256(convert_to(e.id || ':' || s.id, 'UTF8')) FROM 1 FOR 17), 'base64'), 22), '+/', 'xy') AS id
+       FROM cfg, e JOIN webhook_subscriptions s ON s.partner_id = e.partner_id AND s.mode = e.mode AND e.type = ANY (s.events)),
+   ins AS (
+     INSERT INTO webhook_deliveries (id, subscription_id, event_id, partner_id, mode, event_type, body, status)
+     SELECT id, subscription_id, event_id, partner_id, mode, type,
+            '{"event":' || to_json(type)::text || ',"timestamp":' || to_json(ts)::text || ',"webhook_id":"' || id || '","data":' || data::text || '}',
+            CASE WHEN active THEN 'pending' ELSE 'skipped' END
+       FROM m
+     ON CONFLICT (event_id, subscription_id) DO NOTHING RETURNING id, status)
+   SELECT id FROM ins WHERE status = 'pending'
+   UNION
+   SELECT id FROM webhook_deliveries
+    WHERE event_id IN (SELECT id FROM e) AND status = 'pending' AND EXISTS (SELECT 1 FROM m)`,
 );
+
+/** The id of an event's delivery to a subscription: what FAN_OUT derives in SQL. */
+export function deliveryIdOf(eventId: string, subscriptionId: string): string {
+  const digest = createHash('sha256').update(`${eventId}:${subscriptionId}`).digest();
+  return `whd_${digest.subarray(0, 17).toString('base64').slice(0, 22).replaceAll('+', 'x').replaceAll('/', 'y')}`;
+}
 
 /** Every query of the webhooks API side: subscriptions, the delivery log, and the fan-out's deliveries. Partner-triggered statements filter on the scope (`inScope`). */
 @Injectable()
@@ -355,18 +386,20 @@ export class WebhooksRepository {
 
   // ---- the fan-out ----
 
-  /** Every (event, subscription) pair where the subscription lists the event's type, active or not. */
-  subscriptionsMatching(events: DomainEvent[]): Promise<SubscriptionMatch[]> {
-    return sql<SubscriptionMatch>(this.dataSource, SUBSCRIPTIONS_MATCHING, [
-      events.map((e) => e.partnerId),
-      events.map((e) => e.mode),
-      events.map((e) => e.type),
+  /**
+   * Creates the missing deliveries of these events (FAN_OUT) and returns the ids of every pending delivery of them,
+   * new or left pending by an earlier try.
+   */
+  async fanOut(events: DomainEvent[]): Promise<string[]> {
+    const rows = await sql<{ id: string }>(this.dataSource, FAN_OUT, [
+      JSON.stringify(events.map((e) => ({ id: e.id, partner_id: e.partnerId, mode: e.mode, type: e.type, ts: e.occurredAt.toISOString(), data: e.payload }))),
     ]);
+    return rows.map((r) => r.id);
   }
 
   /**
-   * Inserts the deliveries not there yet and returns the ids of every pending delivery of these events: the new ones
-   * (RETURNING) plus those left pending by an earlier try (the statement's snapshot), in one round trip.
+   * Inserts deliveries made outside the fan-out (a test event's, in the caller's transaction) and returns the ids of
+   * every pending delivery of these events: the new ones (RETURNING) plus those already there (the statement's snapshot).
    */
   async insertDeliveries(rows: NewDelivery[], eventIds: string[], em: EntityManager = this.dataSource.manager): Promise<string[]> {
     const pending = await sql<{ id: string }>(

@@ -1,5 +1,6 @@
 import { newId } from '../../src/common/ids';
 import type { DomainEvent } from '../../src/events/event-map';
+import { deliveryIdOf } from '../../src/webhooks/webhooks.repository';
 import { DeliverySweep } from '../../src/webhooks/worker/delivery-sweep.service';
 import { OutboxRelay } from '../../src/webhooks/worker/outbox-relay.service';
 import { startApp, TestApp } from '../support/app';
@@ -90,6 +91,36 @@ describe('transactional outbox and relay', () => {
     }
     // Two app start-ups and up to 30 s of waiting for the deliveries.
   }, 90_000);
+
+  it('makes the same delivery again when its rows were lost after it was sent (its commit is asynchronous)', async () => {
+    const t = await startApp();
+    try {
+      const p = await createPartner(t);
+      const path = await subscribe(t, p);
+      const [{ id: subscriptionId }] = await t.db.query<Array<{ id: string }>>(`SELECT id FROM webhook_subscriptions WHERE partner_id = $1`, [p.partnerId]);
+      const [event] = await recordEvents(t, scopeOf(p), 'user.registered');
+      await waitFor(() => receiver.at(path).length === 1, 8000, 'the first delivery');
+      const first = receiver.at(path)[0];
+      // The id is derived from the event and the subscription; the body is the envelope as the fan-out always made it.
+      const deliveryId = deliveryIdOf(event.id, subscriptionId);
+      expect(first.headers['x-svc-delivery']).toBe(deliveryId);
+      expect(first.body.toString()).toBe(
+        JSON.stringify({ event: 'user.registered', timestamp: event.occurredAt.toISOString(), webhook_id: deliveryId, data: event.payload }),
+      );
+      await waitFor(() => isDispatched(t, event.id), 8000, 'the event marked dispatched');
+      // A PostgreSQL crash before the WAL writer flushed the fan-out's rows and the event's mark: both are gone.
+      await t.db.query(`DELETE FROM webhook_deliveries WHERE event_id = $1`, [event.id]);
+      await t.db.query(`INSERT INTO events_undispatched (event_id, created_at) VALUES ($1, now() - interval '5 seconds')`, [event.id]);
+      await t.app.get(OutboxRelay).sweep();
+      await waitFor(() => receiver.at(path).length === 2, 8000, 'the delivery made again by the relay');
+      const again = receiver.at(path)[1];
+      // Sent again under the same webhook_id, which the receiver has seen: at least once, never a second identity.
+      expect(again.headers['x-svc-delivery']).toBe(deliveryId);
+      expect(JSON.parse(again.body.toString())).toEqual(JSON.parse(first.body.toString()));
+    } finally {
+      await t.close();
+    }
+  });
 
   it('marks an event no subscription matches dispatched without creating a delivery', async () => {
     const t = await startApp();

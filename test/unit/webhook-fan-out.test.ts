@@ -2,7 +2,7 @@ import type { DomainEvent } from '../../src/events/event-map';
 import type { OutboxService } from '../../src/events/outbox.service';
 import { WebhookFanOut } from '../../src/webhooks/webhook-fan-out.service';
 import type { WebhookQueue } from '../../src/webhooks/webhook-queue';
-import type { NewDelivery, SubscriptionMatch, WebhooksRepository } from '../../src/webhooks/webhooks.repository';
+import { deliveryIdOf, type WebhooksRepository } from '../../src/webhooks/webhooks.repository';
 
 const event = (id: string): DomainEvent<'course.enrolled'> => ({
   id,
@@ -21,24 +21,18 @@ const event = (id: string): DomainEvent<'course.enrolled'> => ({
   occurredAt: new Date('2026-11-27T00:00:00.000Z'),
 });
 
-/** The fan-out over stubs that record every call in order (the statements and the enqueue). */
-function fanOutWith(matches: SubscriptionMatch[]) {
+/** The fan-out over stubs that record every call in order (the statement and the enqueue). */
+function fanOutWith(pending: string[]) {
   const calls: string[] = [];
-  const inserted: NewDelivery[][] = [];
   const repo = {
-    subscriptionsMatching: (events: DomainEvent[]) => {
-      calls.push(`match ${events.length}`);
-      return Promise.resolve(matches);
-    },
-    insertDeliveries: (rows: NewDelivery[], eventIds: string[]) => {
-      calls.push(`insert ${rows.length} of ${eventIds.length}`);
-      inserted.push(rows);
-      return Promise.resolve(rows.filter((r) => r.status === 'pending').map((r) => r.id));
+    fanOut: (events: DomainEvent[]) => {
+      calls.push(`fan-out ${events.map((e) => e.id).join(',')}`);
+      return Promise.resolve(pending);
     },
   } as unknown as WebhooksRepository;
   const queue = {
     enqueueFirstAttempts: (ids: string[]) => {
-      calls.push(`enqueue ${ids.length}`);
+      calls.push(`enqueue ${ids.join(',')}`);
       return Promise.resolve();
     },
   } as unknown as WebhookQueue;
@@ -48,27 +42,36 @@ function fanOutWith(matches: SubscriptionMatch[]) {
       return Promise.resolve();
     },
   } as unknown as OutboxService;
-  return { fanOut: new WebhookFanOut(repo, queue, outbox), calls, inserted };
+  return { fanOut: new WebhookFanOut(repo, queue, outbox), calls };
 }
 
 describe('WebhookFanOut', () => {
   it('spends one statement on events no subscription matches, then marks them dispatched', async () => {
     const { fanOut, calls } = fanOutWith([]);
     await fanOut.dispatch([event('evt_a'), event('evt_b')]);
-    expect(calls).toEqual(['match 2', 'enqueue 0', 'dispatched evt_a,evt_b']);
+    expect(calls).toEqual(['fan-out evt_a,evt_b', 'enqueue ', 'dispatched evt_a,evt_b']);
   });
 
-  it('inserts one delivery per match (skipped for a disabled subscription), enqueues the pending ones, then marks the events dispatched', async () => {
-    const { fanOut, calls, inserted } = fanOutWith([
-      { subscription_id: 'whs_on', active: true, idx: 2 },
-      { subscription_id: 'whs_off', active: false, idx: 2 },
-    ]);
+  it('makes the deliveries in one statement, enqueues the pending ones, then marks the events dispatched', async () => {
+    const { fanOut, calls } = fanOutWith(['whd_1', 'whd_2']);
     await fanOut.dispatch([event('evt_a'), event('evt_b')]);
-    expect(calls).toEqual(['match 2', 'insert 2 of 2', 'enqueue 1', 'dispatched evt_a,evt_b']);
-    const [on, off] = inserted[0];
-    expect(on).toMatchObject({ subscriptionId: 'whs_on', eventId: 'evt_b', status: 'pending', eventType: 'course.enrolled' });
-    expect(off).toMatchObject({ subscriptionId: 'whs_off', eventId: 'evt_b', status: 'skipped' });
-    // The body is the envelope, serialised once, naming its own delivery.
-    expect(JSON.parse(on.body)).toEqual({ event: 'course.enrolled', timestamp: '2026-11-27T00:00:00.000Z', webhook_id: on.id, data: event('evt_b').payload });
+    expect(calls).toEqual(['fan-out evt_a,evt_b', 'enqueue whd_1,whd_2', 'dispatched evt_a,evt_b']);
+  });
+
+  it('sends nothing for no events', async () => {
+    const { fanOut, calls } = fanOutWith(['whd_1']);
+    expect(await fanOut.createDeliveries([])).toEqual([]);
+    expect(calls).toEqual([]);
+  });
+});
+
+describe('deliveryIdOf', () => {
+  it('derives a delivery id of the usual shape from the event and the subscription, the same every time', () => {
+    const id = deliveryIdOf('evt_1', 'whk_2');
+    expect(id).toBe('whd_kMp0NUicy47l5ENDR348T0'); // what PostgreSQL's derivation in the fan-out statement gives
+    expect(id).toMatch(/^whd_[0-9A-Za-z]{22}$/);
+    expect(deliveryIdOf('evt_1', 'whk_2')).toBe(id);
+    expect(deliveryIdOf('evt_1', 'whk_3')).not.toBe(id);
+    expect(deliveryIdOf('evt_2', 'whk_2')).not.toBe(id);
   });
 });

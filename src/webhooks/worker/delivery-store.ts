@@ -187,8 +187,9 @@ export class DeliveryStore implements BeforeApplicationShutdown {
     await sql(
       this.dataSource,
       `WITH v AS (
-         SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::int[], $4::text[], $5::timestamptz[], $6::int[], $7::text[], $8::timestamptz[], $11::jsonb[])
-           AS v(id, status, status_code, error, next_attempt_at, duration_ms, response_body, attempted_at, request_headers)),
+         SELECT * FROM json_to_recordset($1::json)
+           AS v(id varchar, status varchar, status_code int, error text, next_attempt_at timestamptz, duration_ms int, response_body text,
+                attempted_at timestamptz, request_headers jsonb)),
        d AS (
          UPDATE webhook_deliveries w
             SET attempts = w.attempts + 1,
@@ -205,30 +206,36 @@ export class DeliveryStore implements BeforeApplicationShutdown {
        due AS (
          SELECT s.id, h.ok, h.first_failed_at FROM webhook_subscriptions s JOIN health h ON h.subscription_id = s.id
           WHERE CASE WHEN h.ok THEN s.failing_since IS NOT NULL
-                     ELSE s.failing_since IS NULL OR (s.status = 'active' AND s.failing_since < now() - $9 * interval '1 millisecond') END
+                     ELSE s.failing_since IS NULL OR (s.status = 'active' AND s.failing_since < now() - $2 * interval '1 millisecond') END
           ORDER BY s.id FOR UPDATE OF s),
        s AS (
          UPDATE webhook_subscriptions s
             SET failing_since = CASE WHEN h.ok THEN NULL ELSE coalesce(s.failing_since, h.first_failed_at) END,
-                status = CASE WHEN NOT h.ok AND s.failing_since < now() - $9 * interval '1 millisecond' THEN 'disabled' ELSE s.status END,
-                disabled_reason = CASE WHEN NOT h.ok AND s.failing_since < now() - $9 * interval '1 millisecond' THEN $10 ELSE s.disabled_reason END,
-                updated_at = CASE WHEN NOT h.ok AND s.failing_since < now() - $9 * interval '1 millisecond' THEN now() ELSE s.updated_at END
+                status = CASE WHEN NOT h.ok AND s.failing_since < now() - $2 * interval '1 millisecond' THEN 'disabled' ELSE s.status END,
+                disabled_reason = CASE WHEN NOT h.ok AND s.failing_since < now() - $2 * interval '1 millisecond' THEN $3 ELSE s.disabled_reason END,
+                updated_at = CASE WHEN NOT h.ok AND s.failing_since < now() - $2 * interval '1 millisecond' THEN now() ELSE s.updated_at END
            FROM due h WHERE s.id = h.id)
        INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, error, response_body, request_headers)
        SELECT v.id, v.attempted_at, v.status_code, v.duration_ms, v.error, v.response_body, v.request_headers
          FROM v JOIN d ON d.id = v.id`,
       [
-        records.map((r) => r.deliveryId),
-        records.map((r) => r.status),
-        records.map((r) => r.result.statusCode),
-        records.map((r) => r.result.error),
-        records.map((r) => r.nextAttemptAt),
-        records.map((r) => r.result.durationMs),
-        records.map((r) => r.result.responseBody?.replaceAll('\u0000', '') ?? null),
-        records.map((r) => r.attemptedAt),
+        // One JSON document rather than an array per column: the driver would escape every element of a text array
+        // (the request headers are JSON themselves), where JSON.stringify is one native call.
+        JSON.stringify(
+          records.map((r) => ({
+            id: r.deliveryId,
+            status: r.status,
+            status_code: r.result.statusCode,
+            error: r.result.error,
+            next_attempt_at: r.nextAttemptAt,
+            duration_ms: r.result.durationMs,
+            response_body: r.result.responseBody?.replaceAll('\u0000', '') ?? null,
+            attempted_at: r.attemptedAt,
+            request_headers: r.requestHeaders,
+          })),
+        ),
         this.config.webhook.disableAfterMs,
         this.disabledReason,
-        records.map((r) => JSON.stringify(r.requestHeaders)),
       ],
     );
     return records.map(() => undefined);

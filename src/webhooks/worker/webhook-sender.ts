@@ -66,7 +66,7 @@ export class WebhookSender implements OnApplicationShutdown {
         dispatcher: this.agent,
         signal: AbortSignal.timeout(this.config.webhook.timeoutMs),
       });
-      const snippet = await readSnippet(res.body);
+      const snippet = await readSnippet(res.body, res.headers['content-length']);
       const retryAfter = res.headers['retry-after'];
       return {
         statusCode: res.statusCode,
@@ -85,7 +85,15 @@ export class WebhookSender implements OnApplicationShutdown {
   }
 }
 
-async function readSnippet(stream: AsyncIterable<Buffer> & { destroy(): void }): Promise<string | null> {
+async function readSnippet(
+  stream: AsyncIterable<Buffer> & { destroy(): void; arrayBuffer(): Promise<ArrayBuffer> },
+  contentLength: string | string[] | undefined,
+): Promise<string | null> {
+  // A short answer of known length (most receivers' "ok" or "{}") is read whole, without an async iterator's promises.
+  if (typeof contentLength === 'string' && Number(contentLength) <= RESPONSE_SNIPPET_BYTES) {
+    const bytes = Buffer.from(await stream.arrayBuffer());
+    return bytes.length ? bytes.toString('utf8') : null;
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {
