@@ -7,7 +7,6 @@ import { Public } from '../auth/public.decorator';
 import { RawResponse } from '../common/envelope.interceptor';
 import { DomainError } from '../common/errors';
 import { ApiErrors, ApiSuccess, KEYED_ERRORS } from '../common/swagger';
-import { renderCertificatePdf } from './pdf/certificate-pdf';
 import { toPublicCertificate } from './certificate.mapper';
 import { CertificatesService } from './certificates.service';
 import { CredentialSigner, VC_JWT_MEDIA_TYPE } from './credentials/credential-signer';
@@ -108,6 +107,9 @@ export class CertificatesController {
     await this.rateLimit.spend('certificate-download', req);
     const cert = await this.certificates.findPublic(certId);
     if (!cert) throw new DomainError('certificate_not_found');
+    // Loaded on the first download: PDFKit, fontkit and the QR code library take ~0.2 s of CPU to load, which every
+    // start of the service (and every test file that boots it) paid for a route most instances rarely serve.
+    const { renderCertificatePdf } = await import('./pdf/certificate-pdf');
     const pdf = await renderCertificatePdf(cert, this.certificates.verifyUrl(cert.id));
     res.status(200);
     res.setHeader('Content-Type', 'application/pdf');

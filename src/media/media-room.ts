@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { MediaStreamTrack, RTCPeerConnection, RTCRtpReceiver, RTCRtpSender, RtpHeader, RtpPacket, Vp8RtpPayload } from 'werift';
+import type { MediaStreamTrack, RTCPeerConnection, RTCRtpReceiver, RTCRtpSender, RtpPacket } from 'werift';
+import { werift } from './werift';
 
 export type MediaKind = 'audio' | 'video';
 const KINDS: MediaKind[] = ['audio', 'video'];
@@ -161,6 +162,7 @@ export class MediaRoom {
       this.stats.packetsOut++;
       // The publisher's header extensions are left out: their ids were negotiated with the publisher, not this viewer,
       // whose sender adds the ones it negotiated.
+      const { RtpHeader, RtpPacket } = werift();
       sender.sendRtp(new RtpPacket(new RtpHeader({ ...header, extension: false, extensions: [] }), payload)).catch(() => undefined);
     }
   }
@@ -200,7 +202,7 @@ export class MediaRoom {
 /** The first packet of a VP8 key frame (start of partition 0 with the inverse key-frame bit clear). */
 function isVp8KeyFrameStart(packet: RtpPacket): boolean {
   try {
-    const vp8 = Vp8RtpPayload.deSerialize(packet.payload);
+    const vp8 = werift().Vp8RtpPayload.deSerialize(packet.payload);
     return vp8.isKeyframe;
   } catch {
     return false;

@@ -1,12 +1,20 @@
 import { networkInterfaces } from 'node:os';
-import { RTCPeerConnection, RTCRtpCodecParameters, useNACK, usePLI } from 'werift';
+import type { RTCPeerConnection, RTCRtpCodecParameters } from 'werift';
 import type { AppConfig } from '../config/config';
+import { werift } from './werift';
 
 /** VP8 and Opus only: what every browser, GStreamer and the Node clients send, so one publisher's stream fits every viewer. */
-const CODECS = {
-  video: [new RTCRtpCodecParameters({ mimeType: 'video/VP8', clockRate: 90000, rtcpFeedback: [useNACK(), usePLI()] })],
-  audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2 })],
-};
+let codecs: { video: RTCRtpCodecParameters[]; audio: RTCRtpCodecParameters[] } | undefined;
+function codecsOnce(): NonNullable<typeof codecs> {
+  if (!codecs) {
+    const { RTCRtpCodecParameters, useNACK, usePLI } = werift();
+    codecs = {
+      video: [new RTCRtpCodecParameters({ mimeType: 'video/VP8', clockRate: 90000, rtcpFeedback: [useNACK(), usePLI()] })],
+      audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2 })],
+    };
+  }
+  return codecs;
+}
 
 const GATHERING_TIMEOUT_MS = 3000;
 
@@ -27,8 +35,9 @@ export class PeerFactory {
   }
 
   create(): RTCPeerConnection {
+    const { RTCPeerConnection } = werift();
     return new RTCPeerConnection({
-      codecs: CODECS,
+      codecs: codecsOnce(),
       // The relay announces its own (or the configured public) address and never needs STUN or TURN itself; werift's
       // default STUN server would cost every session a DNS lookup and, offline, the whole gathering timeout.
       iceServers: [],

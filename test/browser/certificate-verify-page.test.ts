@@ -1,7 +1,4 @@
-import { chromiumPath, servePublicBaseFrom } from '../support/chromium';
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { chromiumPath, screenshot, servePublicBaseFrom } from '../support/chromium';
 import { Browser, chromium, Page } from 'playwright-core';
 import { startApp, TestApp } from '../support/app';
 import { createAdmin, createKey, createPartner, CreatedPartner } from '../support/factories';
@@ -10,8 +7,6 @@ import { issueCertificate } from '../integration/certificate.helpers';
 jest.setTimeout(120_000);
 
 const PUBLIC_BASE = 'http://localhost:3999';
-// The docs' pictures are refreshed with UPDATE_SCREENSHOTS=1; ordinary runs keep the work tree clean.
-const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs', 'screenshots') : mkdtempSync(join(tmpdir(), 'screenshots-'));
 
 let t: TestApp;
 let live: CreatedPartner;
@@ -19,7 +14,6 @@ let admin: CreatedPartner;
 let browser: Browser;
 
 beforeAll(async () => {
-  mkdirSync(SCREENSHOTS, { recursive: true });
   t = await startApp();
   const partner = await createPartner(t, { plan: 'enterprise' });
   live = await createKey(t, partner.partnerId, 'live');
@@ -48,7 +42,8 @@ async function openPage(viewport = { width: 1000, height: 760 }): Promise<{ page
   return { page, problems };
 }
 
-const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+// The docs' pictures (UPDATE_SCREENSHOTS=1 refreshes them).
+const shot = (page: Page, name: string) => screenshot(page, name);
 
 describe('certificate verification page in a real browser', () => {
   it('opens from verify_url and shows a valid certificate, styled under its CSP, with working links', async () => {

@@ -1,17 +1,10 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
-import { chromiumPath } from '../support/chromium';
+import { chromiumPath, screenshot } from '../support/chromium';
 import type { TestApp } from '../support/app';
 import type { CreatedPartner } from '../support/factories';
 
 const PUBLIC_BASE = 'http://localhost:3999';
-// The docs' pictures are refreshed with UPDATE_SCREENSHOTS=1; ordinary runs keep the work tree clean.
-export const SCREENSHOTS =
-  process.env.UPDATE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs', 'screenshots') : mkdtempSync(join(tmpdir(), 'screenshots-'));
-mkdirSync(SCREENSHOTS, { recursive: true });
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
@@ -41,7 +34,8 @@ export async function signedIn(browser: Browser, t: TestApp, p: CreatedPartner, 
   return { context, page };
 }
 
-export const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS, `dashboard-${name}.png`), fullPage: true });
+/** The docs' pictures of the dashboard (UPDATE_SCREENSHOTS=1 refreshes them). */
+export const shot = (page: Page, name: string) => screenshot(page, `dashboard-${name}`);
 
 /** The visible text of the page's main region. */
 export const mainText = (page: Page) => page.locator('main').innerText();

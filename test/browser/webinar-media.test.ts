@@ -1,7 +1,4 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { launchWithFakeMedia, servePublicBaseFrom } from '../support/chromium';
+import { launchWithFakeMedia, screenshot, servePublicBaseFrom } from '../support/chromium';
 import { Browser, Page } from 'playwright-core';
 import { MediaRelay } from '../../src/media/media-relay.service';
 import { startApp, TestApp } from '../support/app';
@@ -12,9 +9,8 @@ import { createUser, createWebinar } from '../integration/webinar.helpers';
 jest.setTimeout(240_000);
 
 const PUBLIC_BASE = 'http://localhost:3998';
-// The README's pictures of live pages (real video) are refreshed with UPDATE_SCREENSHOTS=1.
-const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs', 'screenshots') : mkdtempSync(join(tmpdir(), 'screenshots-'));
-const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+// The README's pictures of live pages (real video), refreshed with UPDATE_SCREENSHOTS=1.
+const shot = (page: Page, name: string) => screenshot(page, name);
 
 let t: TestApp;
 let p: CreatedPartner;

@@ -1,7 +1,4 @@
-import { chromiumPath, servePublicBaseFrom } from '../support/chromium';
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { chromiumPath, screenshot, servePublicBaseFrom } from '../support/chromium';
 import { Browser, chromium, Page } from 'playwright-core';
 import { startApp, TestApp } from '../support/app';
 import { createPartner, CreatedPartner } from '../support/factories';
@@ -10,15 +7,12 @@ import { createUser, createWebinar, webinarEvents } from '../integration/webinar
 jest.setTimeout(120_000);
 
 const PUBLIC_BASE = 'http://localhost:3999';
-// The README's pictures are refreshed with UPDATE_SCREENSHOTS=1; ordinary runs keep the work tree clean.
-const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs', 'screenshots') : mkdtempSync(join(tmpdir(), 'screenshots-'));
 
 let t: TestApp;
 let p: CreatedPartner;
 let browser: Browser;
 
 beforeAll(async () => {
-  mkdirSync(SCREENSHOTS, { recursive: true });
   t = await startApp();
   p = await createPartner(t, { plan: 'enterprise' });
   browser = await chromium.launch({
@@ -41,7 +35,8 @@ async function openPage(): Promise<Page> {
   return context.newPage();
 }
 
-const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+// The README's pictures (UPDATE_SCREENSHOTS=1 refreshes them).
+const shot = (page: Page, name: string) => screenshot(page, name);
 const statusOf = (page: Page) => page.locator('#status');
 
 describe('webinar pages in a real browser', () => {

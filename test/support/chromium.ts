@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { chromium, type APIResponse, type Browser, type BrowserContext } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type APIResponse, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 /** The Chromium the browser tests drive (`npm test`'s pretest step makes sure there is one): CHROMIUM_PATH or the first on PATH. */
 export function chromiumPath(): string {
@@ -50,4 +52,17 @@ export function launchWithFakeMedia(): Promise<Browser> {
       '--autoplay-policy=no-user-gesture-required',
     ],
   });
+}
+
+const SCREENSHOTS = join(__dirname, '..', '..', 'docs', 'screenshots');
+
+/**
+ * A full-page picture for the docs, `docs/screenshots/<name>.png`, taken when UPDATE_SCREENSHOTS=1 refreshes them.
+ * Other runs skip it: no test looks at the picture, and taking it into a temporary folder cost Chromium seconds of
+ * CPU per file (a full Swagger UI page is a 1–2 MB PNG) and left a folder in /tmp each run.
+ */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.UPDATE_SCREENSHOTS !== '1') return;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }

@@ -16,6 +16,9 @@
 const { TestEnvironment } = require('jest-environment-node');
 const { cloneTemplate, dropDatabase, fileNames } = require('./file-database');
 
+// Loaded in each jest worker before the test files' modules are compiled (test/support/code-cache.js says why).
+require('./code-cache').install();
+
 if (!process.listeners('exit').some((l) => l.name === 'leaveWithoutTeardown')) {
   process.once('exit', function leaveWithoutTeardown(code) {
     process.exit(code);
