@@ -20,6 +20,9 @@ export interface SentenceModel {
  * 0.6–0.8 s and 150 MB per thread that loads it.
  */
 export async function loadSentenceModel(): Promise<SentenceModel> {
+  // initModel waits for the backend and reads the weights side by side, and turning weights into tensors throws when
+  // the WebAssembly backend is still starting (seen on a loaded machine): the backend is made ready first.
+  await tf.ready();
   const model = await initModel(modelSource);
   splitAttentionHeads();
   const graph = model.model as unknown as StaticGraph;
@@ -127,8 +130,9 @@ interface KernelConfig {
   split?: boolean;
   original?: KernelConfig;
 }
-/** The kernel registry of the TensorFlow.js that @energetic-ai/core bundles (its type declarations leave it out). */
+/** The engine and kernel registry of the TensorFlow.js that @energetic-ai/core bundles (its type declarations leave them out). */
 const tf = core as unknown as {
+  ready(): Promise<void>;
   getBackend(): string;
   getKernel(name: string, backend: string): KernelConfig | undefined;
   unregisterKernel(name: string, backend: string): void;
