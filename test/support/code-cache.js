@@ -1,6 +1,6 @@
 /**
  * V8's code cache for the modules jest compiles. Jest gives every test file a fresh module registry, so each file that
- * boots the app compiles the same ~3,800 modules (Nest, TypeORM, BullMQ, the service) again: about a second of CPU per
+ * boots the app compiles the same ~3,300 modules (Nest, TypeORM, BullMQ, the service) again: about a second of CPU per
  * file. Jest compiles them with vm.compileFunction and no cache; with V8's cached data, kept on disk by a hash of the
  * source, a module is deserialised instead of parsed and compiled again. V8 checks the data against the source and
  * its own flags and version, and compiles afresh when they do not match, so stale data is never used.
