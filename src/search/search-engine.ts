@@ -23,6 +23,8 @@ const STRONG_SEMANTIC_MATCH = 0.55;
 const RARE_CORRECTION_COURSES = 10;
 // Concepts a query has at most for its subject's courses to come first (subjectFirst).
 const MAX_SUBJECT_CONCEPTS = 4;
+/** A query short enough for its subject to be told by counting (subjectFirst); a longer one is a question. */
+const isShortQuery = (concepts: Concept[]) => concepts.length >= 2 && concepts.length <= MAX_SUBJECT_CONCEPTS;
 // Known words of one query checked for a real-word typo.
 const MAX_REAL_WORD_SUSPECTS = 4;
 
@@ -93,8 +95,7 @@ export class SearchEngine {
     const lexicalSide = this.lexical.rank(concepts, text, filters, limit, depth);
     // What names the subject of a short corrected query, asked meanwhile on another connection (subjectFirst may need
     // it once the lexical ranking is known); a failure only leaves the order as it is.
-    const short = concepts.length >= 2 && concepts.length <= MAX_SUBJECT_CONCEPTS;
-    const subjectScores = corrections.size && short ? this.lexical.subjectScores(concepts).catch(() => null) : Promise.resolve(null);
+    const subjectScores = corrections.size && isShortQuery(concepts) ? this.lexical.subjectScores(concepts).catch(() => null) : Promise.resolve(null);
     const semanticSide = (async () => {
       const [embedded, hosted, encoder] = await Promise.all([
         semantic ? this.embeddedCandidates(tokens) : null,
@@ -180,7 +181,7 @@ export class SearchEngine {
     depth: number,
   ): Promise<RankedPage> {
     const allIds = page.allConcepts ? (page.allIds ?? []) : [];
-    const short = concepts.length >= 2 && concepts.length <= MAX_SUBJECT_CONCEPTS;
+    const short = isShortQuery(concepts);
     const scores = await subjectScores;
     const applies = (rareFixes.length > 0 && !page.allConcepts) || (scores !== null && allIds.length < limit);
     if (!applies || concepts.length < 2 || !page.hits.length) return page;
