@@ -165,14 +165,16 @@ export class DeliverWebhookJob {
     } catch {
       return this.unreadableSecret(row.id);
     }
+    // The stored body encoded once: both signatures hash these bytes and the request sends them.
+    const body = Buffer.from(row.body);
     const requestHeaders = {
       'content-type': 'application/json',
-      ...signatureHeaders(row.id, row.body, secrets, Math.floor(attemptedAt.getTime() / 1000)),
+      ...signatureHeaders(row.id, body, secrets, Math.floor(attemptedAt.getTime() / 1000)),
       'x-svc-event': row.event_type,
       'x-svc-delivery': row.id,
       'user-agent': USER_AGENT,
     };
-    const result = await this.sender.send(row.url, row.body, requestHeaders);
+    const result = await this.sender.send(row.url, body, requestHeaders);
     const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
     if (ok) {
       const record: AttemptRecord = { deliveryId: row.id, status: 'delivered', result, attemptedAt, nextAttemptAt: null, requestHeaders };

@@ -13,10 +13,12 @@ export interface SigningSecrets {
  * first. `X-SVC-Signature` signs the body alone, as before, with the current secret; `X-SVC-Signature-Previous` with
  * the previous one.
  */
-export function signatureHeaders(deliveryId: string, body: string, secrets: SigningSecrets, timestampSec: number): Record<string, string> {
-  const signed = `${deliveryId}.${timestampSec}.${body}`;
-  const standard = (secret: string) => `v1,${createHmac('sha256', secret).update(signed).digest('base64')}`;
-  const svc = (secret: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+export function signatureHeaders(deliveryId: string, body: string | Buffer, secrets: SigningSecrets, timestampSec: number): Record<string, string> {
+  // The body's bytes are hashed as they are (the caller sends the same Buffer), not copied into one string per MAC.
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  const prefix = `${deliveryId}.${timestampSec}.`;
+  const standard = (secret: string) => `v1,${createHmac('sha256', secret).update(prefix).update(bytes).digest('base64')}`;
+  const svc = (secret: string) => `sha256=${createHmac('sha256', secret).update(bytes).digest('hex')}`;
   const headers: Record<string, string> = {
     'webhook-id': deliveryId,
     'webhook-timestamp': String(timestampSec),

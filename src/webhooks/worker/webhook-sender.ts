@@ -49,7 +49,7 @@ export class WebhookSender implements OnApplicationShutdown {
     });
   }
 
-  async send(url: string, body: string, headers: Record<string, string>): Promise<SendResult> {
+  async send(url: string, body: string | Buffer, headers: Record<string, string>): Promise<SendResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
