@@ -3,7 +3,9 @@
  *   1. event-to-receipt latency (p50/p99) at a steady 200 events/s (one event per transaction, as the features record them);
  *   2. maximum sustained deliveries per second (events recorded as fast as possible, timed until the last receipt);
  *   3. beside it, a plain loop of undici POSTs of the same size to the same receiver, at the worker's concurrency;
- *   2 and 3 alternate BENCH_ROUNDS times and the medians are reported.
+ *   1, 2 and 3 alternate BENCH_ROUNDS times in one run; every round is printed as it ends, and the summary reports the
+ *   medians of the rounds (the latency's percentiles are each round's, then their median), with PostgreSQL's WAL per
+ *   event and the checkpoints that started during each run.
  * API, worker, receiver and load all run in this one process, against a throw-away database and Redis prefix. For 1 it
  * also prints where the time goes (commit, fan-out start, subscriptions matched where the build matches them in a
  * statement of its own, delivery rows inserted, enqueued, job start, attempt claimed, delivery row loaded, receipt: each
@@ -16,7 +18,8 @@
  * once at start, never while serving.
  *
  * Run:  npx tsc -p bench/webhooks.tsconfig.json && node dist/bench/webhooks.js
- * Env:  DATABASE_URL base (default postgres://postgres@127.0.0.1:5432/postgres), REDIS_URL, BENCH_LATENCY_EVENTS (1000), BENCH_THROUGHPUT_EVENTS (4000), BENCH_ROUNDS (3)
+ * Env:  DATABASE_URL base (default postgres://postgres@127.0.0.1:5432/postgres), REDIS_URL, BENCH_LATENCY_EVENTS (1000), BENCH_THROUGHPUT_EVENTS (4000), BENCH_ROUNDS (3),
+ *       BENCH_PG_PROFILE=true (PostgreSQL's wait events during each latency run, bench/pg-profile.js)
  */
 import { createServer } from 'node:http';
 import { Session } from 'node:inspector/promises';
@@ -98,6 +101,17 @@ function mark(key: string, stage: string): void {
 }
 let onReceipt: ((key: string) => void) | undefined;
 
+/** bench/pg-profile.js, loaded only with BENCH_PG_PROFILE. */
+interface PgProfile {
+  sampleWaits(connectionString: string, database: string): { stop(): Promise<unknown> };
+  formatWaits(waits: unknown): string;
+  statements(
+    connectionString: string,
+    database: string,
+    options: { reset?: boolean; limit?: number },
+  ): Promise<Array<{ calls: string; total_ms: string; wal_bytes: string; query: string }> | null>;
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
@@ -105,6 +119,8 @@ function percentile(sorted: number[], p: number): number {
 async function main(): Promise<void> {
   const run = Date.now().toString(36);
   const db = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  // The cluster's own database, for the wait-event sampler: its connection is then not one of the scratch database's.
+  const adminUrl = db.toString();
   db.pathname = `/partner_api_bench_${run}`;
   Object.assign(process.env, {
     NODE_ENV: 'test',
@@ -263,69 +279,133 @@ async function main(): Promise<void> {
   await Promise.all(Array.from({ length: 20 }, (_, i) => record(warm.slice(i * 10, i * 10 + 10))));
   await waitAll(warm, 30_000);
 
-  // 1. Latency at 200 events/s.
-  const latencyKeys = Array.from({ length: LATENCY_EVENTS }, (_, i) => `lat-${i}`);
-  // What stalls the whole process (GC pauses, long synchronous work) shows in the event loop's delay; the rest of a
-  // stage's time is waiting on PostgreSQL or Redis.
-  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
-  const gcPauses: Array<{ kind: string; ms: number }> = [];
-  const GC_KINDS: Record<number, string> = {
-    [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
-    [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
-    [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
-    [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak_callbacks',
+  // PostgreSQL's WAL and checkpoints around each measured run (cluster-wide views: on a shared cluster they count the
+  // other databases' writes too, which is why the load average is printed beside them).
+  const dataSource = app.get(DataSource);
+  const walNow = async () => {
+    const [w] = await dataSource.query<Array<Record<'records' | 'fpi' | 'bytes' | 'syncs' | 'checkpoints', string>>>(
+      `SELECT w.wal_records::bigint AS records, w.wal_fpi::bigint AS fpi, w.wal_bytes::bigint AS bytes, w.wal_sync::bigint AS syncs,
+              b.checkpoints_timed + b.checkpoints_req AS checkpoints
+         FROM pg_stat_wal w, pg_stat_bgwriter b`,
+    );
+    return { records: Number(w.records), fpi: Number(w.fpi), bytes: Number(w.bytes), syncs: Number(w.syncs), checkpoints: Number(w.checkpoints) };
   };
-  const gcObserver = new PerformanceObserver((list) =>
-    list.getEntries().forEach((e) => gcPauses.push({ kind: GC_KINDS[(e as unknown as { detail: { kind: number } }).detail.kind] ?? 'other', ms: e.duration })),
-  );
-  gcObserver.observe({ entryTypes: ['gc'] });
-  loopDelay.enable();
-  Object.assign(fanOutCalls, { batches: 0, batch_ms: 0, marks: 0 });
-  const cpuBefore = process.cpuUsage();
-  const serversBefore = serverCpuMs(db.pathname.slice(1));
-  const start = performance.now();
-  await profiled('latency', async () => {
-    const inflight: Promise<void>[] = [];
-    for (let i = 0; i < latencyKeys.length; i++) {
-      const due = start + (i * 1000) / RATE;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      inflight.push(record([latencyKeys[i]]));
-    }
-    await Promise.all(inflight);
-    await waitAll(latencyKeys, 60_000);
+  const walSince = (before: Awaited<ReturnType<typeof walNow>>, after: Awaited<ReturnType<typeof walNow>>, per: number) => ({
+    records_per_event: +((after.records - before.records) / per).toFixed(1),
+    full_page_images_per_event: +((after.fpi - before.fpi) / per).toFixed(2),
+    bytes_per_event: Math.round((after.bytes - before.bytes) / per),
+    wal_syncs: after.syncs - before.syncs,
+    checkpoints_started: after.checkpoints - before.checkpoints,
   });
-  const cpu = process.cpuUsage(cpuBefore);
-  const serversAfter = serverCpuMs(db.pathname.slice(1));
-  const latencyFanOut = { ...fanOutCalls };
-  loopDelay.disable();
-  gcObserver.disconnect();
-  const STAGES = ['commit', 'fan-out', 'matched', 'inserted', 'enqueued', 'job', 'claimed', 'loaded', 'receipt'];
-  const stageAt = (k: string, stage: string) =>
-    (stage === 'receipt' ? received.get(k) : (stages.get(k)?.[stage] ?? stages.get(deliveryOf.get(k)!)?.[stage])) ?? NaN;
-  const stageMs: Record<string, Record<string, number>> = {};
-  for (const stage of STAGES) {
-    const xs = latencyKeys
-      .map((k) => stageAt(k, stage) - sent.get(k)!)
-      .filter((x) => !Number.isNaN(x))
-      .sort((a, b) => a - b);
-    if (xs.length) stageMs[stage] = { p50: +percentile(xs, 50).toFixed(1), p99: +percentile(xs, 99).toFixed(1) };
-  }
-  // Where the slowest 1 % of events spent their time: the mean of each step (previous stage to this one) over them.
-  const slowest = [...latencyKeys]
-    .sort((a, b) => received.get(b)! - sent.get(b)! - (received.get(a)! - sent.get(a)!))
-    .slice(0, Math.max(1, LATENCY_EVENTS / 100));
-  const slowestSteps: Record<string, number> = {};
-  // Steps between the stages the build passes (one without a separate match has no `matched`).
-  const passed = STAGES.filter((stage) => stageMs[stage]);
-  passed.forEach((stage, i) => {
-    const steps = slowest.map((k) => stageAt(k, stage) - (i ? stageAt(k, passed[i - 1]) : sent.get(k)!)).filter((x) => !Number.isNaN(x));
-    slowestSteps[stage] = +(steps.reduce((a, b) => a + b, 0) / (steps.length || 1)).toFixed(1);
-  });
-  const latencies = latencyKeys.map((k) => received.get(k)! - sent.get(k)!).sort((a, b) => a - b);
+  // BENCH_PG_PROFILE=true: what the scratch database's backends wait on during each latency run (bench/pg-profile.js).
+  // A CommonJS script beside this one (bench/enroll.js uses it too), not a module of the TypeScript build.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const pgProfile = process.env.BENCH_PG_PROFILE === 'true' ? (require('../../bench/pg-profile.js') as PgProfile) : undefined;
 
-  // 2 and 3, interleaved ROUNDS times (the machine's noise moves both alike), medians reported:
-  // maximum sustained deliveries per second, and a plain undici POST loop to the same receiver, same body size,
+  // 1. Latency at RATE events/s: one run of LATENCY_EVENTS, with where the time goes.
+  const latencyRun = async (round: number) => {
+    const latencyKeys = Array.from({ length: LATENCY_EVENTS }, (_, i) => `lat-${round}-${i}`);
+    // What stalls the whole process (GC pauses, long synchronous work) shows in the event loop's delay; the rest of a
+    // stage's time is waiting on PostgreSQL or Redis.
+    const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+    const gcPauses: Array<{ kind: string; ms: number }> = [];
+    const GC_KINDS: Record<number, string> = {
+      [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+      [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+      [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+      [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak_callbacks',
+    };
+    const gcObserver = new PerformanceObserver((list) =>
+      list
+        .getEntries()
+        .forEach((e) => gcPauses.push({ kind: GC_KINDS[(e as unknown as { detail: { kind: number } }).detail.kind] ?? 'other', ms: e.duration })),
+    );
+    gcObserver.observe({ entryTypes: ['gc'] });
+    loopDelay.enable();
+    Object.assign(fanOutCalls, { batches: 0, batch_ms: 0, marks: 0 });
+    const walBefore = await walNow();
+    const waits = pgProfile?.sampleWaits(adminUrl, db.pathname.slice(1));
+    const cpuBefore = process.cpuUsage();
+    const serversBefore = serverCpuMs(db.pathname.slice(1));
+    const start = performance.now();
+    await profiled(`latency-${round}`, async () => {
+      const inflight: Promise<void>[] = [];
+      for (let i = 0; i < latencyKeys.length; i++) {
+        const due = start + (i * 1000) / RATE;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        inflight.push(record([latencyKeys[i]]));
+      }
+      await Promise.all(inflight);
+      await waitAll(latencyKeys, 60_000);
+    });
+    const cpu = process.cpuUsage(cpuBefore);
+    const serversAfter = serverCpuMs(db.pathname.slice(1));
+    const waitEvents = await waits?.stop();
+    const wal = walSince(walBefore, await walNow(), LATENCY_EVENTS);
+    const latencyFanOut = { ...fanOutCalls };
+    loopDelay.disable();
+    gcObserver.disconnect();
+    const STAGES = ['commit', 'fan-out', 'matched', 'inserted', 'enqueued', 'job', 'claimed', 'loaded', 'receipt'];
+    const stageAt = (k: string, stage: string) =>
+      (stage === 'receipt' ? received.get(k) : (stages.get(k)?.[stage] ?? stages.get(deliveryOf.get(k)!)?.[stage])) ?? NaN;
+    const stageMs: Record<string, Record<string, number>> = {};
+    for (const stage of STAGES) {
+      const xs = latencyKeys
+        .map((k) => stageAt(k, stage) - sent.get(k)!)
+        .filter((x) => !Number.isNaN(x))
+        .sort((a, b) => a - b);
+      if (xs.length) stageMs[stage] = { p50: +percentile(xs, 50).toFixed(1), p99: +percentile(xs, 99).toFixed(1) };
+    }
+    // Where the slowest 1 % of events spent their time: the mean of each step (previous stage to this one) over them.
+    const slowest = [...latencyKeys]
+      .sort((a, b) => received.get(b)! - sent.get(b)! - (received.get(a)! - sent.get(a)!))
+      .slice(0, Math.max(1, LATENCY_EVENTS / 100));
+    const slowestSteps: Record<string, number> = {};
+    // Steps between the stages the build passes (one without a separate match has no `matched`).
+    const passed = STAGES.filter((stage) => stageMs[stage]);
+    passed.forEach((stage, i) => {
+      const steps = slowest.map((k) => stageAt(k, stage) - (i ? stageAt(k, passed[i - 1]) : sent.get(k)!)).filter((x) => !Number.isNaN(x));
+      slowestSteps[stage] = +(steps.reduce((a, b) => a + b, 0) / (steps.length || 1)).toFixed(1);
+    });
+    const latencies = latencyKeys.map((k) => received.get(k)! - sent.get(k)!).sort((a, b) => a - b);
+    return {
+      latency_ms: {
+        p50: +percentile(latencies, 50).toFixed(1),
+        p90: +percentile(latencies, 90).toFixed(1),
+        p99: +percentile(latencies, 99).toFixed(1),
+        max: +latencies[latencies.length - 1].toFixed(1),
+      },
+      stages_ms_from_start: stageMs,
+      slowest_1pct_steps_ms: slowestSteps,
+      event_loop_delay_ms: {
+        p50: +(loopDelay.percentile(50) / 1e6).toFixed(1),
+        p99: +(loopDelay.percentile(99) / 1e6).toFixed(1),
+        max: +(loopDelay.max / 1e6).toFixed(1),
+      },
+      gc_pauses: Object.fromEntries(
+        [...new Set(gcPauses.map((g) => g.kind))].map((kind) => {
+          const ms = gcPauses.filter((g) => g.kind === kind).map((g) => g.ms);
+          return [kind, { count: ms.length, total_ms: +ms.reduce((a, b) => a + b, 0).toFixed(1), max_ms: +Math.max(...ms).toFixed(1) }];
+        }),
+      ),
+      fan_out: {
+        batches: latencyFanOut.batches,
+        mean_batch_ms: +(latencyFanOut.batch_ms / (latencyFanOut.batches || 1)).toFixed(1),
+        mark_statements: latencyFanOut.marks,
+      },
+      cpu_ms_per_event: +((cpu.user + cpu.system) / 1000 / LATENCY_EVENTS).toFixed(2),
+      server_cpu_ms_per_event: {
+        postgres_backends: +((serversAfter.postgres - serversBefore.postgres) / LATENCY_EVENTS).toFixed(2),
+        redis: +((serversAfter.redis - serversBefore.redis) / LATENCY_EVENTS).toFixed(2),
+      },
+      wal,
+      ...(waitEvents ? { pg_wait_events: pgProfile!.formatWaits(waitEvents).split('\n') } : {}),
+      load_average: loadavg().map((l) => +l.toFixed(2)),
+    };
+  };
+
+  // 2. Maximum sustained deliveries per second, and 3. a plain undici POST loop to the same receiver, same body size,
   // same concurrency as the worker.
   const agent = new Agent({ connections: 128 });
   const sample = JSON.stringify({
@@ -334,13 +414,10 @@ async function main(): Promise<void> {
     webhook_id: 'whd_0000000000000000000000',
     data: { user_id: 1, external_user_id: 'plain-000000', name: 'Bench User', email: 'bench@example.com', registered_at: new Date().toISOString() },
   });
-  const deliveryRates: number[] = [];
-  const plainRates: number[] = [];
-  const tpCpu: Array<{ process: number; postgres: number; redis: number }> = [];
-  // Fan-out batches per sustained run: fewer, larger batches cost PostgreSQL less per delivery.
-  const tpBatches: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
+  const sustainedRun = async (round: number) => {
     const tpKeys = Array.from({ length: THROUGHPUT_EVENTS }, (_, i) => `tp-${round}-${i}`);
+    await pgProfile?.statements(adminUrl, db.pathname.slice(1), { reset: true });
+    const walBefore = await walNow();
     const tpStart = performance.now();
     const tpCpuBefore = { process: process.cpuUsage(), servers: serverCpuMs(db.pathname.slice(1)) };
     Object.assign(fanOutCalls, { batches: 0, batch_ms: 0, marks: 0 });
@@ -353,16 +430,34 @@ async function main(): Promise<void> {
       await Promise.all(batches);
       await waitAll(tpKeys, 180_000);
     });
-    deliveryRates.push(THROUGHPUT_EVENTS / ((performance.now() - tpStart) / 1000));
+    const rate = THROUGHPUT_EVENTS / ((performance.now() - tpStart) / 1000);
     const tpProcess = process.cpuUsage(tpCpuBefore.process);
     const tpServers = serverCpuMs(db.pathname.slice(1));
-    tpBatches.push(fanOutCalls.batches);
-    tpCpu.push({
-      process: (tpProcess.user + tpProcess.system) / 1000 / THROUGHPUT_EVENTS,
-      postgres: (tpServers.postgres - tpCpuBefore.servers.postgres) / THROUGHPUT_EVENTS,
-      redis: (tpServers.redis - tpCpuBefore.servers.redis) / THROUGHPUT_EVENTS,
-    });
-
+    const wal = walSince(walBefore, await walNow(), THROUGHPUT_EVENTS);
+    // With BENCH_PG_PROFILE on a cluster that preloads pg_stat_statements: each statement's share of a delivery.
+    const statements = await pgProfile?.statements(adminUrl, db.pathname.slice(1), { limit: 12 });
+    return {
+      rate,
+      ...(statements
+        ? {
+            pg_statements_per_delivery: statements.map((r) => ({
+              calls: +(Number(r.calls) / THROUGHPUT_EVENTS).toFixed(3),
+              ms: +(Number(r.total_ms) / THROUGHPUT_EVENTS).toFixed(4),
+              wal_bytes: Math.round(Number(r.wal_bytes) / THROUGHPUT_EVENTS),
+              query: r.query,
+            })),
+          }
+        : {}),
+      batches: fanOutCalls.batches,
+      cpu: {
+        process: (tpProcess.user + tpProcess.system) / 1000 / THROUGHPUT_EVENTS,
+        postgres: (tpServers.postgres - tpCpuBefore.servers.postgres) / THROUGHPUT_EVENTS,
+        redis: (tpServers.redis - tpCpuBefore.servers.redis) / THROUGHPUT_EVENTS,
+      },
+      wal,
+    };
+  };
+  const plainRun = async () => {
     let next = 0;
     const plainStart = performance.now();
     await Promise.all(
@@ -374,57 +469,76 @@ async function main(): Promise<void> {
         }
       }),
     );
-    plainRates.push(THROUGHPUT_EVENTS / ((performance.now() - plainStart) / 1000));
-  }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    return THROUGHPUT_EVENTS / ((performance.now() - plainStart) / 1000);
+  };
 
-  const [{ failed }] = await app.get(DataSource).query(`SELECT count(*) FILTER (WHERE status <> 'delivered')::int AS failed FROM webhook_deliveries`);
+  // The three runs alternate ROUNDS times in this one run (the machine's noise, a checkpoint, an autovacuum move them
+  // alike), every round is printed to stderr as it ends, and the summary gives the medians of the rounds.
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const latencyRounds: Array<Awaited<ReturnType<typeof latencyRun>>> = [];
+  const sustainedRounds: Array<Awaited<ReturnType<typeof sustainedRun>>> = [];
+  const plainRates: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const lat = await latencyRun(round);
+    latencyRounds.push(lat);
+    const tp = await sustainedRun(round);
+    sustainedRounds.push(tp);
+    const plain = await plainRun();
+    plainRates.push(plain);
+    process.stderr.write(
+      `round ${round + 1}/${ROUNDS}: ${RATE} events/s p50 ${lat.latency_ms.p50} p90 ${lat.latency_ms.p90} p99 ${lat.latency_ms.p99} max ${lat.latency_ms.max} ms` +
+        ` (commit p99 ${lat.stages_ms_from_start.commit?.p99} ms; WAL ${lat.wal.bytes_per_event} B/event, ${lat.wal.full_page_images_per_event} FPI/event, ${lat.wal.checkpoints_started} checkpoint(s) started);` +
+        ` sustained ${Math.round(tp.rate)} deliveries/s (CPU/delivery ${tp.cpu.process.toFixed(3)} + ${tp.cpu.postgres.toFixed(3)} PG + ${tp.cpu.redis.toFixed(3)} Redis ms;` +
+        ` WAL ${tp.wal.bytes_per_event} B, ${tp.wal.full_page_images_per_event} FPI per delivery); plain undici ${Math.round(plain)}/s; load ${loadavg()[0].toFixed(1)}\n`,
+    );
+  }
+  const deliveryRates = sustainedRounds.map((r) => r.rate);
+  const tpCpu = sustainedRounds.map((r) => r.cpu);
+  const latencyMedian = (pick: (r: (typeof latencyRounds)[number]) => number) => +median(latencyRounds.map(pick)).toFixed(1);
+
+  const [{ failed }] = await dataSource.query<Array<{ failed: number }>>(
+    `SELECT count(*) FILTER (WHERE status <> 'delivered')::int AS failed FROM webhook_deliveries`,
+  );
   const out = {
     latency_events: LATENCY_EVENTS,
     rate_events_per_s: RATE,
-    latency_ms: {
-      p50: +percentile(latencies, 50).toFixed(1),
-      p90: +percentile(latencies, 90).toFixed(1),
-      p99: +percentile(latencies, 99).toFixed(1),
-      max: +latencies[latencies.length - 1].toFixed(1),
-    },
-    latency_stages_ms_from_start: stageMs,
-    latency_slowest_1pct_steps_ms: slowestSteps,
-    latency_event_loop_delay_ms: {
-      p50: +(loopDelay.percentile(50) / 1e6).toFixed(1),
-      p99: +(loopDelay.percentile(99) / 1e6).toFixed(1),
-      max: +(loopDelay.max / 1e6).toFixed(1),
-    },
-    latency_gc_pauses: Object.fromEntries(
-      [...new Set(gcPauses.map((g) => g.kind))].map((kind) => {
-        const ms = gcPauses.filter((g) => g.kind === kind).map((g) => g.ms);
-        return [kind, { count: ms.length, total_ms: +ms.reduce((a, b) => a + b, 0).toFixed(1), max_ms: +Math.max(...ms).toFixed(1) }];
-      }),
-    ),
-    latency_fan_out: {
-      batches: latencyFanOut.batches,
-      mean_batch_ms: +(latencyFanOut.batch_ms / (latencyFanOut.batches || 1)).toFixed(1),
-      mark_statements: latencyFanOut.marks,
-    },
-    latency_cpu_ms_per_event: +((cpu.user + cpu.system) / 1000 / LATENCY_EVENTS).toFixed(2),
-    latency_server_cpu_ms_per_event: {
-      postgres_backends: +((serversAfter.postgres - serversBefore.postgres) / LATENCY_EVENTS).toFixed(2),
-      redis: +((serversAfter.redis - serversBefore.redis) / LATENCY_EVENTS).toFixed(2),
-    },
-    throughput_events: THROUGHPUT_EVENTS,
     rounds: ROUNDS,
+    // Medians over the rounds of each round's percentile; every round follows.
+    latency_ms: {
+      p50: latencyMedian((r) => r.latency_ms.p50),
+      p90: latencyMedian((r) => r.latency_ms.p90),
+      p99: latencyMedian((r) => r.latency_ms.p99),
+      max: latencyMedian((r) => r.latency_ms.max),
+    },
+    latency_p99_ms_by_round: latencyRounds.map((r) => r.latency_ms.p99),
+    latency_commit_p99_ms_by_round: latencyRounds.map((r) => r.stages_ms_from_start.commit?.p99),
+    latency_rounds: latencyRounds,
+    throughput_events: THROUGHPUT_EVENTS,
     webhook_deliveries_per_s: Math.round(median(deliveryRates)),
     plain_undici_posts_per_s: Math.round(median(plainRates)),
     ratio_percent: +((median(deliveryRates) / median(plainRates)) * 100).toFixed(1),
     // CPU per delivery in the sustained runs (medians): this process (recording the events too, and the receiver),
     // PostgreSQL's backends of the bench's database, and the Redis server. Lower is more deliveries/s on the same cores.
-    throughput_fan_out_batches: median(tpBatches),
+    throughput_fan_out_batches: median(sustainedRounds.map((r) => r.batches)),
     throughput_cpu_ms_per_delivery: {
       process: +median(tpCpu.map((c) => c.process)).toFixed(3),
       postgres_backends: +median(tpCpu.map((c) => c.postgres)).toFixed(3),
       redis: +median(tpCpu.map((c) => c.redis)).toFixed(3),
     },
-    runs: { webhook_deliveries_per_s: deliveryRates.map(Math.round), plain_undici_posts_per_s: plainRates.map(Math.round) },
+    throughput_wal_per_delivery: {
+      bytes: median(sustainedRounds.map((r) => r.wal.bytes_per_event)),
+      records: median(sustainedRounds.map((r) => r.wal.records_per_event)),
+      full_page_images: median(sustainedRounds.map((r) => r.wal.full_page_images_per_event)),
+    },
+    runs: {
+      webhook_deliveries_per_s: deliveryRates.map(Math.round),
+      plain_undici_posts_per_s: plainRates.map(Math.round),
+      cpu_ms_per_delivery: tpCpu.map((c) => ({ process: +c.process.toFixed(3), postgres_backends: +c.postgres.toFixed(3), redis: +c.redis.toFixed(3) })),
+      wal_per_delivery: sustainedRounds.map((r) => r.wal),
+    },
+    ...(sustainedRounds[sustainedRounds.length - 1].pg_statements_per_delivery
+      ? { throughput_pg_statements_per_delivery_last_round: sustainedRounds[sustainedRounds.length - 1].pg_statements_per_delivery }
+      : {}),
     not_delivered: failed,
     record_retries: recordRetries,
     load_average: loadavg().map((l) => +l.toFixed(2)),
