@@ -31,6 +31,7 @@ import { PartnerAccountsView1763800430000 } from './1763800430000-partner-accoun
 import { CourseTopicsView1763800431000 } from './1763800431000-course-topics-view';
 import { MediaRelayOwners1763800440000 } from './1763800440000-media-relay-owners';
 import { UndispatchedEvents1763900005001 } from './1763900005001-undispatched-events';
+import { WebhookDeliveriesFillfactor1764200031000 } from './1764200031000-webhook-deliveries-fillfactor';
 
 /** Every migration in order. A new migration is added here as well, so the build, the CLI and the tests run the same list. */
 export const MIGRATIONS = [
@@ -67,4 +68,5 @@ export const MIGRATIONS = [
   CourseTopicsView1763800431000,
   MediaRelayOwners1763800440000,
   UndispatchedEvents1763900005001,
+  WebhookDeliveriesFillfactor1764200031000,
 ];
