@@ -173,7 +173,7 @@ export class BatchingQueryRunner extends PostgresQueryRunner {
       await this.sendWaiting();
       return super.query(query, parameters, useStructuredResult);
     }
-    const ahead = await this.takeAhead();
+    const ahead = this.takeAhead();
     if (!ahead) {
       await this.sendWaiting();
       return super.query(query, parameters, useStructuredResult);
@@ -191,12 +191,12 @@ export class BatchingQueryRunner extends PostgresQueryRunner {
   /**
    * What can go ahead of the next statement: the START TRANSACTION and the queued statements, when every queued
    * prepared statement is prepared on this connection already (a first Parse goes on its own round trip, so pg
-   * records it as it does for any statement). Null when they cannot.
+   * records it as it does for any statement). Null when they cannot. Taken without waiting for anything, so a
+   * statement issued meanwhile cannot reach the connection before the batch.
    */
-  private async takeAhead(): Promise<Ahead[] | null> {
-    const client = (await this.connect()) as { connection: PgConnection };
-    const parsed = client.connection.parsedStatements;
-    if (this.waiting.some((w) => w.name && parsed[w.name] === undefined)) return null;
+  private takeAhead(): Ahead[] | null {
+    const parsed = (this.databaseConnection as { connection?: PgConnection } | undefined)?.connection?.parsedStatements;
+    if (this.waiting.some((w) => w.name && parsed?.[w.name] === undefined)) return null;
     const ahead = [...(this.beginPending ? [BEGIN] : []), ...this.waiting];
     this.beginPending = false;
     this.waiting = [];

@@ -42,6 +42,11 @@ describe("a transaction's START TRANSACTION sent with its first statement", () =
     expect(b?.xid).toBe(a?.xid);
   });
 
+  it('keeps statements issued together at the start of a transaction inside it', async () => {
+    const ids = await t.db.transaction((em) => Promise.all([0, 1, 2].map(() => sqlOne<{ xid: string }>(em, xid))));
+    expect(new Set(ids.map((r) => r?.xid)).size).toBe(1);
+  });
+
   it('rolls the first statement back with the transaction, and commits it with it', async () => {
     const insert = prepared('INSERT INTO tutors (name, bio) VALUES ($1, $2) RETURNING id');
     const rolledBack = `First rolled back ${Date.now()}`;
