@@ -44,6 +44,18 @@ function run(db: Queryable, statement: Statement, params: unknown[]): Promise<un
   return db.query(statement as string, params);
 }
 
+/**
+ * A write of an open transaction whose answer the caller does not need (no rows, nothing to decide on). The app's
+ * query runners send it with the transaction's next statement or its COMMIT, a round trip fewer; its failure then
+ * fails that statement and so the transaction, which rolls back as it would have. Outside a transaction, or on any
+ * other Queryable, it runs at once.
+ */
+export async function sqlWithNext(db: Queryable, statement: Statement, params: unknown[] = []): Promise<void> {
+  const runner = (db as { queryRunner?: { sendWithNext?(statement: Statement, params: unknown[]): boolean } }).queryRunner;
+  if (runner?.sendWithNext?.(statement, params)) return;
+  await run(db, statement, params);
+}
+
 /** Rows of a SELECT, or of INSERT … RETURNING. */
 export async function sql<T>(db: Queryable, text: Statement, params: unknown[] = []): Promise<T[]> {
   return (await run(db, text, params)) as T[];

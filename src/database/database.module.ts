@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { DataSource, DataSourceOptions } from 'typeorm';
+import { batchTransactionStatements } from './batching-query-runner';
 import { dataSourceOptions, guardClientErrors } from './data-source';
 
 @Module({
@@ -16,7 +17,7 @@ import { dataSourceOptions, guardClientErrors } from './data-source';
         // Start-up must not hang or spin when PostgreSQL is away: one try, then the readiness probe tells.
         retryAttempts: 0,
       }),
-      dataSourceFactory: async (options?: DataSourceOptions) => guardClientErrors(await new DataSource(options!).initialize()),
+      dataSourceFactory: async (options?: DataSourceOptions) => batchTransactionStatements(guardClientErrors(await new DataSource(options!).initialize())),
     }),
   ],
 })

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { affected, prepared, sql, sqlOne } from '../common/database';
+import { affected, prepared, sql, sqlOne, sqlWithNext } from '../common/database';
 import type { Mode, Scope } from '../common/scope';
 import { DomainEvent, isPublicEventType } from './event-map';
 
@@ -50,11 +50,12 @@ export class OutboxStore {
   /**
    * A transaction's recorded events, in one statement inside that transaction: the events, and their keys in
    * `events_undispatched`, which dispatching deletes (an insert-only `events` and a delete keep every write cheap: no
-   * row is ever rewritten with its indexes).
+   * row is ever rewritten with its indexes). Nothing is read back, so it goes with the COMMIT (or the transaction's
+   * next statement) rather than on a round trip of its own.
    */
   async append(em: EntityManager, events: DomainEvent[]): Promise<void> {
     if (!events.length) return;
-    await sql(em, APPEND, [
+    await sqlWithNext(em, APPEND, [
       events.map((e) => e.id),
       events.map((e) => e.partnerId),
       events.map((e) => e.mode),
