@@ -92,7 +92,9 @@ export class SearchEngine {
     // and PostgreSQL both work while the word-vector engine ranks on the event loop; the semantic candidates are
     // filtered while the lexical statements are still running: one round trip less.
     const encoderSide = semantic ? this.encoderCandidates(semanticText) : null;
-    const lexicalSide = this.lexical.rank(concepts, text, filters, limit, depth);
+    const corrected = correctedConcepts(concepts, tokens, corrections);
+    const titleText = similarityText(concepts, tokens, corrected);
+    const lexicalSide = this.lexical.rank(concepts, titleText, filters, limit, depth);
     // What names the subject of a short corrected query, asked meanwhile on another connection (subjectFirst may need
     // it once the lexical ranking is known); a failure only leaves the order as it is.
     const subjectScores = corrections.size && isShortQuery(concepts) ? this.lexical.subjectScores(concepts).catch(() => null) : Promise.resolve(null);
@@ -118,21 +120,24 @@ export class SearchEngine {
       applied = { ...applied, [key]: undefined };
       relaxed.push(name);
       [lexical, [embeddedHits, hostedHits, encoderHits]] = await Promise.all([
-        this.lexical.rank(concepts, text, applied, limit, depth),
+        this.lexical.rank(concepts, titleText, applied, limit, depth),
         this.applyFilters([embedded, hosted, encoder], applied),
       ]);
     }
 
-    lexical = await this.subjectFirst(lexical, concepts, rareFixes, subjectScores, applied, limit, depth);
+    lexical = await this.subjectFirst(lexical, concepts, rareFixes, corrected, subjectScores, applied, limit, depth);
     let hits: RankedHit[] = lexical.hits.slice(0, limit);
     let total = lexical.total;
     const semanticLists = [embeddedHits, hostedHits, encoderHits].filter((list) => list.length);
     if (semanticLists.length) {
       // Some course names every concept, or a misspelt word was corrected to one few courses name ("kubernets" →
-      // kubernetes, as strong as a keyword typed right): the lexical ranking's order leads and the others only break its
-      // ties, by rank. Otherwise the rankings' scores are fused: how far a course stands out in each ranking counts.
+      // kubernetes, as strong as a keyword typed right), or a short query was corrected (a keyword typed wrong, whose
+      // subject's courses subjectFirst has put first: "biolgy of the cel"): the lexical ranking's order leads and the
+      // others only break its ties, by rank. Otherwise the rankings' scores are fused: how far a course stands out in
+      // each ranking counts.
       const ids = (list: Hit[]) => list.map((h) => h.id);
-      const leads = lexical.allConcepts || (rareCorrection && lexical.hits.length > 0);
+      const shortCorrected = corrections.size > 0 && isShortQuery(concepts);
+      const leads = lexical.allConcepts || ((rareCorrection || shortCorrected) && lexical.hits.length > 0);
       hits = (
         leads
           ? weightedRankFusion([
@@ -175,6 +180,7 @@ export class SearchEngine {
     page: RankedPage,
     concepts: Concept[],
     rareFixes: string[],
+    corrected: boolean[],
     subjectScores: Promise<number[] | null>,
     filters: SearchFilters,
     limit: number,
@@ -186,7 +192,7 @@ export class SearchEngine {
     const applies = (rareFixes.length > 0 && !page.allConcepts) || (scores !== null && allIds.length < limit);
     if (!applies || concepts.length < 2 || !page.hits.length) return page;
     // A long query's concepts are not counted (two look-ups each): its rarest corrected word's concept leads.
-    const subject = short ? scores && subjectOf(concepts, scores) : concepts.find((c) => c.some((alt) => alt.includes(rareFixes[0])));
+    const subject = short ? scores && subjectOf(concepts, scores, corrected) : concepts.find((c) => c.some((alt) => alt.includes(rareFixes[0])));
     if (!subject) return page;
     const first = await this.lexical.rank([subject], subject[0].join(' '), filters, limit, depth);
     if (!first.hits.length) return page;
@@ -274,8 +280,15 @@ export class SearchEngine {
       .sort((a, b) => a.courses - b.courses)
       .map((c) => c.fix);
     for (const [word, fix] of await this.realWordCorrections(words(rest), corrections)) corrections.set(word, fix);
-    const tokens = words(rest).map((w) => corrections.get(w) ?? w);
-    const concepts = buildConcepts(tokens, this.lexicon, filters, await this.categoryWordsOfSubjects(tokens)).slice(0, MAX_CONCEPTS);
+    const typed = words(rest);
+    const tokens = typed.map((w) => corrections.get(w) ?? w);
+    const subjectAt = await this.categoryWordsOfSubjects(tokens);
+    // A category name read from a corrected word is a guess: ranked, it still puts the category's courses first when
+    // right, while as a filter it would hide every course outside it ("organic chemestry" left no course to rank).
+    for (const m of categoryMentions(tokens, this.lexicon)) {
+      if (typed.slice(m.at, m.at + m.words).some((w) => corrections.has(w))) subjectAt.add(m.at);
+    }
+    const concepts = buildConcepts(tokens, this.lexicon, filters, subjectAt).slice(0, MAX_CONCEPTS);
     const text = concepts.map((c) => c[0].join(' ')).join(' ');
     return { filters, text, concepts, corrections, rareFixes, tokens, semanticText: tokens.join(' ') };
   }
@@ -419,11 +432,41 @@ export class SearchEngine {
 /**
  * The concept naming the subject of a short query: the one courses most often name outside their description
  * (LexicalSearch.subjectScores: "tableau" in "tableau dashboards", "sustainability" in "sustainability reporting",
- * "calculus" in "calculus for engineers"), or none when no course names any outside its description.
+ * "calculus" in "calculus for engineers"), or none when no course names any outside its description. Only concepts
+ * holding a corrected word compete when any of them is named so: the learner typed the query for the word they
+ * misspelt, and a word typed right beside it is more often what is said about that subject ("cryptograpy and netwrok
+ * security" is about cryptography, though "security" is in more titles).
  */
-function subjectOf(concepts: Concept[], scores: number[]): Concept | undefined {
-  const best = Math.max(...scores);
-  return best > 0 ? concepts[scores.indexOf(best)] : undefined;
+export function subjectOf(concepts: Concept[], scores: number[], corrected: boolean[]): Concept | undefined {
+  const ofCorrected = scores.map((s, i) => (corrected[i] ? s : 0));
+  const among = Math.max(...ofCorrected) > 0 ? ofCorrected : scores;
+  const best = Math.max(...among);
+  return best > 0 ? concepts[among.indexOf(best)] : undefined;
+}
+
+/** The phrase of a concept the query's words make (the one said), if any. */
+function saidPhrase(concept: Concept, tokens: string[]): string[] | undefined {
+  const line = ` ${tokens.join(' ')} `;
+  return concept.find((alt) => line.includes(` ${alt.join(' ')} `));
+}
+
+/**
+ * Which concepts hold a corrected word: the phrase the query's words make has a corrected one (a synonym group's other
+ * phrases may share a word with the query by chance: "network security" beside "netwrok").
+ */
+export function correctedConcepts(concepts: Concept[], tokens: string[], corrections: Map<string, string>): boolean[] {
+  const fixed = new Set(corrections.values());
+  return concepts.map((c) => Boolean(saidPhrase(c, tokens)?.some((w) => fixed.has(w))));
+}
+
+/**
+ * The text titles are compared with by trigrams: each concept's first phrase, except that a concept holding a corrected
+ * word keeps the phrase the corrected words make. A correction is a word of the catalogue chosen to match what was
+ * typed, and the group's first phrase can be another word the learner did not type ("financal acounting" → "financial
+ * accounting", whose courses are titled so, not "finance accounting"; "androd" → "android", not "mobile apps").
+ */
+export function similarityText(concepts: Concept[], tokens: string[], corrected: boolean[]): string {
+  return concepts.map((c, i) => ((corrected[i] && saidPhrase(c, tokens)) || c[0]).join(' ')).join(' ');
 }
 
 /** The cosine of a word's vector with the sum of the context's vectors (undefined when either is unknown). */

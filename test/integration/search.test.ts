@@ -201,6 +201,15 @@ describe('POST /api/search understands filters said in words', () => {
     expect(data.results.map((r) => r.id).sort()).toEqual([design.id, art.id].sort());
   });
 
+  it('a category name read from a corrected word is ranked, not a filter', async () => {
+    const w = word();
+    const { course: maths } = await course({ title: `Mathematics ${w}`, category: 'Math' });
+    const { course: history } = await course({ title: `Mathematics ${w}`, category: 'History' });
+    const { data } = (await search(`mathematcs ${w}`)).body as { data: { interpreted: unknown; results: Array<{ id: number }> } };
+    expect(data.interpreted).toEqual({ corrections: { mathematcs: 'mathematics' }, text: `mathematics ${w}` });
+    expect(data.results.map((r) => r.id).sort()).toEqual([maths.id, history.id].sort());
+  });
+
   it('"from <organisation>" and "by <tutor>" become the organisation filter', async () => {
     const w = word();
     const org = `${word()} University`;
@@ -272,6 +281,19 @@ describe('POST /api/search tolerates typos and knows synonyms', () => {
     const { data } = (await search(`${slip(subject)} ${slip(passing)}`)).body as { data: { results: Array<{ id: number }> } };
     expect(new Set(data.results.slice(0, 4).map((r) => r.id))).toEqual(new Set(courses));
     expect(data.results.map((r) => r.id)).toContain(aside.id);
+  });
+
+  it('takes the subject among the corrected words: a word typed right beside them is said about it', async () => {
+    const subject = word();
+    const other = word();
+    const named = [];
+    for (const n of [1, 2]) named.push((await course({ title: `${subject} ${n}`, description: 'Foundations.' })).course.id);
+    // More titles name the other word, in as large a share of its courses: counted alone, it would be the subject.
+    for (const n of [1, 2, 3, 4]) await course({ title: `${other} ${n}`, description: 'Foundations.' });
+    const i = [...subject].findIndex((ch, k) => k >= 3 && subject[k + 1] && ch !== subject[k + 1]);
+    const misspelt = subject.slice(0, i) + subject[i + 1] + subject[i] + subject.slice(i + 2);
+    const { data } = (await search(`${misspelt} and ${other}`)).body as { data: { results: Array<{ id: number }> } };
+    expect(new Set(data.results.slice(0, 2).map((r) => r.id))).toEqual(new Set(named));
   });
 
   it('finds JavaScript and Python courses under "javscript" and "pyhton"', async () => {
