@@ -273,15 +273,22 @@ export class SearchEngine {
     const raw = words(rest).filter((w) => !known(w));
     const candidates = await this.lexical.correctionCandidates(raw);
     const corrections = await this.chooseCorrections(candidates, words(rest));
-    // Corrections to words few courses name (outside their descriptions), the rarest first.
+    // Corrections to words few courses name (outside their descriptions), the rarest first (a split's words together).
     const rareFixes = [...corrections]
       .map(([w, fix]) => ({ fix, courses: candidates.get(w)?.find((c) => c.fix === fix)?.courses ?? Infinity }))
       .filter((c) => c.courses <= RARE_CORRECTION_COURSES)
       .sort((a, b) => a.courses - b.courses)
-      .map((c) => c.fix);
+      .flatMap((c) => c.fix.split(' '));
     for (const [word, fix] of await this.realWordCorrections(words(rest), corrections)) corrections.set(word, fix);
-    const typed = words(rest);
-    const tokens = typed.map((w) => corrections.get(w) ?? w);
+    // A correction may be two words (a space typed out): each is a token, and remembers the word typed.
+    const tokens: string[] = [];
+    const typed: string[] = [];
+    for (const w of words(rest)) {
+      for (const t of (corrections.get(w) ?? w).split(' ')) {
+        tokens.push(t);
+        typed.push(w);
+      }
+    }
     const subjectAt = await this.categoryWordsOfSubjects(tokens);
     // A category name read from a corrected word is a guess: ranked, it still puts the category's courses first when
     // right, while as a filter it would hide every course outside it ("organic chemestry" left no course to rank).
@@ -321,9 +328,18 @@ export class SearchEngine {
     const embedded = this.rankers.embedded;
     // The context of a word: the query's known words, and the other misspelt words' first candidates.
     const known = queryWords.filter((w) => !candidates.has(w));
+    const offered = [...candidates.values()].flat().map((c) => c.fix);
     const vectors: Map<string, WordVector> = embedded
-      ? await embedded.wordVectors([...known, ...[...candidates.values()].flat().map((c) => c.fix)])
+      ? await embedded.wordVectors([...known, ...offered.flatMap((fix) => fix.split(' '))])
       : new Map<string, WordVector>();
+    // Two words typed as one ("bigdata") stand for both: the mean of their vectors, when both have one.
+    for (const fix of offered) {
+      const parts = fix.split(' ').map((w) => vectors.get(w));
+      if (parts.length < 2 || parts.some((v) => !v)) continue;
+      const mean = new Float32Array(parts[0]!.v.length);
+      for (const part of parts) for (let i = 0; i < mean.length; i++) mean[i] += part!.v[i] / parts.length;
+      vectors.set(fix, { ...parts[0]!, v: mean });
+    }
     const sumOf = (list: string[]) => {
       let sum: Float32Array | null = null;
       for (const w of list) {
@@ -376,7 +392,7 @@ export class SearchEngine {
     const out = new Map<string, string>();
     const embedded = this.rankers.embedded;
     if (!embedded) return out;
-    const fixed = queryWords.map((w) => fixes.get(w) ?? w);
+    const fixed = queryWords.flatMap((w) => (fixes.get(w) ?? w).split(' '));
     const content = fixed.filter((w) => !embedded.isStopword(w));
     const suspects = [...new Set(content)]
       .filter((w) => !fixes.has(w) && correctable(w) && !this.lexicon.knownWords.has(w) && embedded.catalogueFrequency(w) <= SPELLING.realWordRare)
@@ -455,7 +471,7 @@ function saidPhrase(concept: Concept, tokens: string[]): string[] | undefined {
  * phrases may share a word with the query by chance: "network security" beside "netwrok").
  */
 export function correctedConcepts(concepts: Concept[], tokens: string[], corrections: Map<string, string>): boolean[] {
-  const fixed = new Set(corrections.values());
+  const fixed = new Set([...corrections.values()].flatMap((fix) => fix.split(' ')));
   return concepts.map((c) => Boolean(saidPhrase(c, tokens)?.some((w) => fixed.has(w))));
 }
 

@@ -296,6 +296,15 @@ describe('POST /api/search tolerates typos and knows synonyms', () => {
     expect(new Set(data.results.slice(0, 2).map((r) => r.id))).toEqual(new Set(named));
   });
 
+  it('reads two words typed without the space between them as both', async () => {
+    const a = word();
+    const b = word();
+    const { course: both } = await course({ title: `${a} ${b} Fundamentals` });
+    const res = await search(`${a}${b}`);
+    expect(res.body.data.interpreted).toEqual({ corrections: { [`${a}${b}`]: `${a} ${b}` }, text: `${a} ${b}` });
+    expect(ids(res)[0]).toBe(both.id);
+  });
+
   it('finds JavaScript and Python courses under "javscript" and "pyhton"', async () => {
     const w = word();
     const { course: js } = await course({ title: `JavaScript for ${w}` });

@@ -16,6 +16,13 @@ describe('the words a typed word may have been meant as (typing slips)', () => {
     expect(typingSlips('brapin')).not.toContain('brain');
   });
 
+  it('a space missed between two words is a slip: "bigdata" may be "big data"', () => {
+    expect(typingSlips('bigdata')).toContain('big data');
+    expect(typingSlips('powerbi')).toContain('power bi');
+    // Each side keeps two letters at least.
+    expect(typingSlips('powerbi')).not.toContain('powerb i');
+  });
+
   it('never gives the word itself', () => {
     expect(typingSlips('data')).not.toContain('data');
   });
@@ -42,6 +49,10 @@ describe('corrections one edit away (preferSlips)', () => {
     expect(preferSlips('linx', [one('line'), one('linux'), far('lynx')]).map((c) => c.fix)).toEqual(['linux', 'lynx']);
   });
 
+  it('takes two words typed as one over a distant key: "powerbi" is Power BI, not PowerAI', () => {
+    expect(preferSlips('powerbi', [one('powerai'), one('power bi')]).map((c) => c.fix)).toEqual(['power bi']);
+  });
+
   it('keeps every candidate when none is a slip', () => {
     expect(preferSlips('linx', [one('line'), one('link')]).map((c) => c.fix)).toEqual(['line', 'link']);
   });
@@ -57,6 +68,11 @@ describe('a corrected query', () => {
     const concepts = [[['network']], [['basics']], security];
     // The security group has a phrase with "network" in it, but the query's words make only "security" of it.
     expect(correctedConcepts(concepts, tokens, new Map([['netwrok', 'network']]))).toEqual([true, false, false]);
+  });
+
+  it('counts both words of a split as corrected', () => {
+    const tokens = ['big', 'data', 'analytics'];
+    expect(correctedConcepts([[['big']], [['data']], [['analytics']]], tokens, new Map([['bigdata', 'big data']]))).toEqual([true, true, false]);
   });
 
   it('compares titles with the phrase the corrected words make, and with the first phrase otherwise', () => {
