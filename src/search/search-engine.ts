@@ -186,10 +186,13 @@ export class SearchEngine {
     limit: number,
     depth: number,
   ): Promise<RankedPage> {
-    const allIds = page.allConcepts ? (page.allIds ?? []) : [];
     const short = isShortQuery(concepts);
     const scores = await subjectScores;
-    const applies = (rareFixes.length > 0 && !page.allConcepts) || (scores !== null && allIds.length < limit);
+    // A concept in more heads than are counted narrows nothing ("sciense" → science): naming it beside the others is
+    // no evidence, and the courses naming every concept are not set first, however many they are.
+    const common = Boolean(page.allConcepts && scores?.some((s) => s === 0));
+    const allIds = page.allConcepts && !common ? (page.allIds ?? []) : [];
+    const applies = (rareFixes.length > 0 && !page.allConcepts) || (scores !== null && (allIds.length < limit || common));
     if (!applies || concepts.length < 2 || !page.hits.length) return page;
     // A long query's concepts are not counted (two look-ups each): its rarest corrected word's concept leads.
     const subject = short ? scores && subjectOf(concepts, scores, corrected) : concepts.find((c) => c.some((alt) => alt.includes(rareFixes[0])));
