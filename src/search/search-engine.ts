@@ -294,9 +294,13 @@ export class SearchEngine {
     }
     const subjectAt = await this.categoryWordsOfSubjects(tokens);
     // A category name read from a corrected word is a guess: ranked, it still puts the category's courses first when
-    // right, while as a filter it would hide every course outside it ("organic chemestry" left no course to rank).
+    // right, while as a filter it would hide every course outside it ("organic chemestry" left no course to rank). So is
+    // one right after a corrected word: it ends the term the learner misspelt ("humna rigths law": human rights courses
+    // are filed under Law and Social Sciences alike), and the phrase it makes with that word, which
+    // categoryWordsOfSubjects looks for, is the guess's.
     for (const m of categoryMentions(tokens, this.lexicon)) {
       if (typed.slice(m.at, m.at + m.words).some((w) => corrections.has(w))) subjectAt.add(m.at);
+      else if (m.at > 0 && corrections.has(typed[m.at - 1])) subjectAt.add(m.at);
     }
     const concepts = buildConcepts(tokens, this.lexicon, filters, subjectAt).slice(0, MAX_CONCEPTS);
     const text = concepts.map((c) => c[0].join(' ')).join(' ');

@@ -210,6 +210,20 @@ describe('POST /api/search understands filters said in words', () => {
     expect(data.results.map((r) => r.id).sort()).toEqual([maths.id, history.id].sort());
   });
 
+  it('a category name right after a corrected word ends the misspelt term: ranked, not a filter', async () => {
+    const w = word();
+    const { course: maths } = await course({ title: `${w} Mathematics`, category: 'Math' });
+    // Outside Math, no course says "<word> mathematics": the category name is no part of a phrase named elsewhere.
+    const { course: history } = await course({ title: `Mathematics and ${w}`, category: 'History' });
+    // The random word with two different neighbouring letters swapped: corrected back to itself.
+    const i = [...w].findIndex((ch, k) => k >= 3 && w[k + 1] && ch !== w[k + 1]);
+    const misspelt = w.slice(0, i) + w[i + 1] + w[i] + w.slice(i + 2);
+    const { data } = (await search(`${misspelt} mathematics`)).body as { data: { interpreted: unknown; results: Array<{ id: number }> } };
+    expect(data.interpreted).toEqual({ corrections: { [misspelt]: w }, text: `${w} mathematics` });
+    // Both name every word; the Math filter would hide the History course.
+    expect(new Set(data.results.slice(0, 2).map((r) => r.id))).toEqual(new Set([maths.id, history.id]));
+  });
+
   it('"from <organisation>" and "by <tutor>" become the organisation filter', async () => {
     const w = word();
     const org = `${word()} University`;
