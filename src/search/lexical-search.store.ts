@@ -73,8 +73,9 @@ export class LexicalSearch {
   /**
    * Maps unknown words (neither in the catalogue nor common English; the first MAX_CORRECTED_WORDS of them) to the
    * closest catalogue word, in one statement: one
-   * edit away first (delete, transpose, replace, insert: the edits are made in SQL), else by trigram similarity; among
-   * candidates as close, the word more courses use wins.
+   * edit away first (delete, transpose, replace, insert: the edits are made in SQL), else two catalogue words typed
+   * without the space between them ("bigdata" → "big data", as one fix holding a space), else by trigram similarity;
+   * among candidates as close, the word more courses use wins.
    */
   async correctionCandidates(tokens: string[]): Promise<Map<string, CorrectionCandidate[]>> {
     const words = [...new Set(tokens.filter(correctable))].slice(0, MAX_CHECKED_WORDS);
@@ -260,6 +261,17 @@ const CORRECTIONS_SQL = `
     -- Each word's few hundred edits as one array: looked up in the primary key. As rows, the planner took them for
     -- tens of thousands and hashed the whole vocabulary for every misspelt query instead.
     SELECT DISTINCT e.i, v.word FROM edits e JOIN search_vocabulary v ON v.word = ANY (e.candidates)
+  ), halves AS (
+    SELECT u.i, left(u.word, p) AS a, substr(u.word, p + 1) AS b FROM unknown u, generate_series(2, length(u.word) - 2) p
+  ), known_halves AS (
+    SELECT v.word FROM search_vocabulary v WHERE v.word = ANY (ARRAY(SELECT a FROM halves UNION SELECT b FROM halves)::varchar[])
+  ), splits AS (
+    -- Two words typed without the space ("bigdata", "powerbi"): both catalogue words (two-letter ones are not in the
+    -- vocabulary), neither a stopword ("protecton" is no "protect on"), said together in some course's head.
+    SELECT h.i, h.a || ' ' || h.b AS word FROM halves h
+     WHERE (length(h.a) = 2 OR h.a IN (SELECT word FROM known_halves)) AND (length(h.b) = 2 OR h.b IN (SELECT word FROM known_halves))
+       AND numnode(phraseto_tsquery('english', h.a || ' ' || h.b)) = 3
+       AND EXISTS (SELECT 1 FROM search_heads s WHERE s.head @@ phraseto_tsquery('english', h.a || ' ' || h.b) AND s.published)
   ), similar_words AS (
     -- lower(word): the trigram index is on that expression, so that equality look-ups keep the primary key.
     SELECT u.i, s.word FROM unknown u CROSS JOIN LATERAL (
@@ -267,11 +279,13 @@ const CORRECTIONS_SQL = `
        WHERE lower(v.word) % u.word AND similarity(lower(v.word), u.word) >= $3
        ORDER BY similarity(lower(v.word), u.word) DESC, v.word LIMIT 5
     ) s
-     WHERE NOT EXISTS (SELECT 1 FROM one_edit o WHERE o.i = u.i)
-  ), candidates AS (SELECT *, true AS one_edit FROM one_edit UNION ALL SELECT *, false FROM similar_words)
+     WHERE NOT EXISTS (SELECT 1 FROM one_edit o WHERE o.i = u.i) AND NOT EXISTS (SELECT 1 FROM splits p WHERE p.i = u.i)
+  ), candidates AS (
+    SELECT *, true AS one_edit FROM one_edit UNION ALL SELECT *, true FROM splits UNION ALL SELECT *, false FROM similar_words
+  )
   SELECT u.word, c.word AS fix, c.one_edit, similarity(c.word, u.word) AS sim,
-         -- how many courses use it, counted up to a cap on the small head vectors
-         (SELECT count(*) FROM (SELECT 1 FROM search_heads h WHERE h.head @@ plainto_tsquery('english', c.word) LIMIT $5) x) AS courses
+         -- how many courses use it (the words in this order, for a split), counted up to a cap on the small head vectors
+         (SELECT count(*) FROM (SELECT 1 FROM search_heads h WHERE h.head @@ phraseto_tsquery('english', c.word) LIMIT $5) x) AS courses
     FROM candidates c JOIN unknown u ON u.i = c.i
    ORDER BY c.i, courses DESC, sim DESC, c.word`;
 

@@ -92,7 +92,9 @@ export class SearchEngine {
     // and PostgreSQL both work while the word-vector engine ranks on the event loop; the semantic candidates are
     // filtered while the lexical statements are still running: one round trip less.
     const encoderSide = semantic ? this.encoderCandidates(semanticText) : null;
-    const lexicalSide = this.lexical.rank(concepts, text, filters, limit, depth);
+    const corrected = correctedConcepts(concepts, tokens, corrections);
+    const titleText = similarityText(concepts, tokens, corrected);
+    const lexicalSide = this.lexical.rank(concepts, titleText, filters, limit, depth);
     // What names the subject of a short corrected query, asked meanwhile on another connection (subjectFirst may need
     // it once the lexical ranking is known); a failure only leaves the order as it is.
     const subjectScores = corrections.size && isShortQuery(concepts) ? this.lexical.subjectScores(concepts).catch(() => null) : Promise.resolve(null);
@@ -118,21 +120,24 @@ export class SearchEngine {
       applied = { ...applied, [key]: undefined };
       relaxed.push(name);
       [lexical, [embeddedHits, hostedHits, encoderHits]] = await Promise.all([
-        this.lexical.rank(concepts, text, applied, limit, depth),
+        this.lexical.rank(concepts, titleText, applied, limit, depth),
         this.applyFilters([embedded, hosted, encoder], applied),
       ]);
     }
 
-    lexical = await this.subjectFirst(lexical, concepts, rareFixes, subjectScores, applied, limit, depth);
+    lexical = await this.subjectFirst(lexical, concepts, rareFixes, corrected, subjectScores, applied, limit, depth);
     let hits: RankedHit[] = lexical.hits.slice(0, limit);
     let total = lexical.total;
     const semanticLists = [embeddedHits, hostedHits, encoderHits].filter((list) => list.length);
     if (semanticLists.length) {
       // Some course names every concept, or a misspelt word was corrected to one few courses name ("kubernets" →
-      // kubernetes, as strong as a keyword typed right): the lexical ranking's order leads and the others only break its
-      // ties, by rank. Otherwise the rankings' scores are fused: how far a course stands out in each ranking counts.
+      // kubernetes, as strong as a keyword typed right), or a short query was corrected (a keyword typed wrong, whose
+      // subject's courses subjectFirst has put first: "biolgy of the cel"): the lexical ranking's order leads and the
+      // others only break its ties, by rank. Otherwise the rankings' scores are fused: how far a course stands out in
+      // each ranking counts.
       const ids = (list: Hit[]) => list.map((h) => h.id);
-      const leads = lexical.allConcepts || (rareCorrection && lexical.hits.length > 0);
+      const shortCorrected = corrections.size > 0 && isShortQuery(concepts);
+      const leads = lexical.allConcepts || ((rareCorrection || shortCorrected) && lexical.hits.length > 0);
       hits = (
         leads
           ? weightedRankFusion([
@@ -175,18 +180,22 @@ export class SearchEngine {
     page: RankedPage,
     concepts: Concept[],
     rareFixes: string[],
+    corrected: boolean[],
     subjectScores: Promise<number[] | null>,
     filters: SearchFilters,
     limit: number,
     depth: number,
   ): Promise<RankedPage> {
-    const allIds = page.allConcepts ? (page.allIds ?? []) : [];
     const short = isShortQuery(concepts);
     const scores = await subjectScores;
-    const applies = (rareFixes.length > 0 && !page.allConcepts) || (scores !== null && allIds.length < limit);
+    // A concept in more heads than are counted narrows nothing ("sciense" → science): naming it beside the others is
+    // no evidence, and the courses naming every concept are not set first, however many they are.
+    const common = Boolean(page.allConcepts && scores?.some((s) => s === 0));
+    const allIds = page.allConcepts && !common ? (page.allIds ?? []) : [];
+    const applies = (rareFixes.length > 0 && !page.allConcepts) || (scores !== null && (allIds.length < limit || common));
     if (!applies || concepts.length < 2 || !page.hits.length) return page;
     // A long query's concepts are not counted (two look-ups each): its rarest corrected word's concept leads.
-    const subject = short ? scores && subjectOf(concepts, scores) : concepts.find((c) => c.some((alt) => alt.includes(rareFixes[0])));
+    const subject = short ? scores && subjectOf(concepts, scores, corrected) : concepts.find((c) => c.some((alt) => alt.includes(rareFixes[0])));
     if (!subject) return page;
     const first = await this.lexical.rank([subject], subject[0].join(' '), filters, limit, depth);
     if (!first.hits.length) return page;
@@ -267,15 +276,33 @@ export class SearchEngine {
     const raw = words(rest).filter((w) => !known(w));
     const candidates = await this.lexical.correctionCandidates(raw);
     const corrections = await this.chooseCorrections(candidates, words(rest));
-    // Corrections to words few courses name (outside their descriptions), the rarest first.
+    // Corrections to words few courses name (outside their descriptions), the rarest first (a split's words together).
     const rareFixes = [...corrections]
       .map(([w, fix]) => ({ fix, courses: candidates.get(w)?.find((c) => c.fix === fix)?.courses ?? Infinity }))
       .filter((c) => c.courses <= RARE_CORRECTION_COURSES)
       .sort((a, b) => a.courses - b.courses)
-      .map((c) => c.fix);
+      .flatMap((c) => c.fix.split(' '));
     for (const [word, fix] of await this.realWordCorrections(words(rest), corrections)) corrections.set(word, fix);
-    const tokens = words(rest).map((w) => corrections.get(w) ?? w);
-    const concepts = buildConcepts(tokens, this.lexicon, filters, await this.categoryWordsOfSubjects(tokens)).slice(0, MAX_CONCEPTS);
+    // A correction may be two words (a space typed out): each is a token, and remembers the word typed.
+    const tokens: string[] = [];
+    const typed: string[] = [];
+    for (const w of words(rest)) {
+      for (const t of (corrections.get(w) ?? w).split(' ')) {
+        tokens.push(t);
+        typed.push(w);
+      }
+    }
+    const subjectAt = await this.categoryWordsOfSubjects(tokens);
+    // A category name read from a corrected word is a guess: ranked, it still puts the category's courses first when
+    // right, while as a filter it would hide every course outside it ("organic chemestry" left no course to rank). So is
+    // one right after a corrected word: it ends the term the learner misspelt ("humna rigths law": human rights courses
+    // are filed under Law and Social Sciences alike), and the phrase it makes with that word, which
+    // categoryWordsOfSubjects looks for, is the guess's.
+    for (const m of categoryMentions(tokens, this.lexicon)) {
+      if (typed.slice(m.at, m.at + m.words).some((w) => corrections.has(w))) subjectAt.add(m.at);
+      else if (m.at > 0 && corrections.has(typed[m.at - 1])) subjectAt.add(m.at);
+    }
+    const concepts = buildConcepts(tokens, this.lexicon, filters, subjectAt).slice(0, MAX_CONCEPTS);
     const text = concepts.map((c) => c[0].join(' ')).join(' ');
     return { filters, text, concepts, corrections, rareFixes, tokens, semanticText: tokens.join(' ') };
   }
@@ -308,9 +335,18 @@ export class SearchEngine {
     const embedded = this.rankers.embedded;
     // The context of a word: the query's known words, and the other misspelt words' first candidates.
     const known = queryWords.filter((w) => !candidates.has(w));
+    const offered = [...candidates.values()].flat().map((c) => c.fix);
     const vectors: Map<string, WordVector> = embedded
-      ? await embedded.wordVectors([...known, ...[...candidates.values()].flat().map((c) => c.fix)])
+      ? await embedded.wordVectors([...known, ...offered.flatMap((fix) => fix.split(' '))])
       : new Map<string, WordVector>();
+    // Two words typed as one ("bigdata") stand for both: the mean of their vectors, when both have one.
+    for (const fix of offered) {
+      const parts = fix.split(' ').map((w) => vectors.get(w));
+      if (parts.length < 2 || parts.some((v) => !v)) continue;
+      const mean = new Float32Array(parts[0]!.v.length);
+      for (const part of parts) for (let i = 0; i < mean.length; i++) mean[i] += part!.v[i] / parts.length;
+      vectors.set(fix, { ...parts[0]!, v: mean });
+    }
     const sumOf = (list: string[]) => {
       let sum: Float32Array | null = null;
       for (const w of list) {
@@ -363,7 +399,7 @@ export class SearchEngine {
     const out = new Map<string, string>();
     const embedded = this.rankers.embedded;
     if (!embedded) return out;
-    const fixed = queryWords.map((w) => fixes.get(w) ?? w);
+    const fixed = queryWords.flatMap((w) => (fixes.get(w) ?? w).split(' '));
     const content = fixed.filter((w) => !embedded.isStopword(w));
     const suspects = [...new Set(content)]
       .filter((w) => !fixes.has(w) && correctable(w) && !this.lexicon.knownWords.has(w) && embedded.catalogueFrequency(w) <= SPELLING.realWordRare)
@@ -419,11 +455,41 @@ export class SearchEngine {
 /**
  * The concept naming the subject of a short query: the one courses most often name outside their description
  * (LexicalSearch.subjectScores: "tableau" in "tableau dashboards", "sustainability" in "sustainability reporting",
- * "calculus" in "calculus for engineers"), or none when no course names any outside its description.
+ * "calculus" in "calculus for engineers"), or none when no course names any outside its description. Only concepts
+ * holding a corrected word compete when any of them is named so: the learner typed the query for the word they
+ * misspelt, and a word typed right beside it is more often what is said about that subject ("cryptograpy and netwrok
+ * security" is about cryptography, though "security" is in more titles).
  */
-function subjectOf(concepts: Concept[], scores: number[]): Concept | undefined {
-  const best = Math.max(...scores);
-  return best > 0 ? concepts[scores.indexOf(best)] : undefined;
+export function subjectOf(concepts: Concept[], scores: number[], corrected: boolean[]): Concept | undefined {
+  const ofCorrected = scores.map((s, i) => (corrected[i] ? s : 0));
+  const among = Math.max(...ofCorrected) > 0 ? ofCorrected : scores;
+  const best = Math.max(...among);
+  return best > 0 ? concepts[among.indexOf(best)] : undefined;
+}
+
+/** The phrase of a concept the query's words make (the one said), if any. */
+function saidPhrase(concept: Concept, tokens: string[]): string[] | undefined {
+  const line = ` ${tokens.join(' ')} `;
+  return concept.find((alt) => line.includes(` ${alt.join(' ')} `));
+}
+
+/**
+ * Which concepts hold a corrected word: the phrase the query's words make has a corrected one (a synonym group's other
+ * phrases may share a word with the query by chance: "network security" beside "netwrok").
+ */
+export function correctedConcepts(concepts: Concept[], tokens: string[], corrections: Map<string, string>): boolean[] {
+  const fixed = new Set([...corrections.values()].flatMap((fix) => fix.split(' ')));
+  return concepts.map((c) => Boolean(saidPhrase(c, tokens)?.some((w) => fixed.has(w))));
+}
+
+/**
+ * The text titles are compared with by trigrams: each concept's first phrase, except that a concept holding a corrected
+ * word keeps the phrase the corrected words make. A correction is a word of the catalogue chosen to match what was
+ * typed, and the group's first phrase can be another word the learner did not type ("financal acounting" → "financial
+ * accounting", whose courses are titled so, not "finance accounting"; "androd" → "android", not "mobile apps").
+ */
+export function similarityText(concepts: Concept[], tokens: string[], corrected: boolean[]): string {
+  return concepts.map((c, i) => ((corrected[i] && saidPhrase(c, tokens)) || c[0]).join(' ')).join(' ');
 }
 
 /** The cosine of a word's vector with the sum of the context's vectors (undefined when either is unknown). */

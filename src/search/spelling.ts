@@ -18,8 +18,8 @@ const near = (a: string | undefined, b: string) => a !== undefined && (a === b |
 /**
  * The words `typed` may have been meant as, by the slips people make at a keyboard: a letter dropped ("brin" for
  * brain), two neighbours swapped ("brian"), a letter doubled or an extra neighbouring key struck ("braain",
- * "brsain"), a key next to the right one ("brsin"). Replacing a letter by a distant key is left out: "swift" is not
- * taken for "shift", nor "rust" for "must".
+ * "brsain"), a key next to the right one ("brsin"), the space between two words missed ("bigdata" for "big data").
+ * Replacing a letter by a distant key is left out: "swift" is not taken for "shift", nor "rust" for "must".
  */
 export function typingSlips(typed: string): string[] {
   const out = new Set<string>();
@@ -27,6 +27,7 @@ export function typingSlips(typed: string): string[] {
   for (let p = 0; p <= typed.length; p++) {
     for (const l of letters) out.add(typed.slice(0, p) + l + typed.slice(p));
   }
+  for (let p = 2; p <= typed.length - 2; p++) out.add(`${typed.slice(0, p)} ${typed.slice(p)}`);
   for (let p = 0; p < typed.length; p++) {
     const extra = typed[p];
     if (near(typed[p - 1], extra) || near(typed[p + 1], extra)) out.add(typed.slice(0, p) + typed.slice(p + 1));

@@ -140,6 +140,20 @@ describe("POST /api/search understands questions asked in the learner's own word
     expect(titles(res).filter((t: string) => /calculus/i.test(t)).length).toBeGreaterThanOrEqual(6);
   });
 
+  it('ranks a category name read from a corrected word instead of filtering on it: "organic chemestry"', async () => {
+    // As the Chemistry filter, with "organic" named by no Chemistry course outside its description, no course matched.
+    const res = await api.post('/api/search', { query: 'organic chemestry', limit: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.interpreted).toEqual({ corrections: { chemestry: 'chemistry' }, text: 'organic chemistry' });
+    expect(titles(res).filter((t: string) => /chemistry/i.test(t)).length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('a short corrected query keeps the lexical order of its subject: "biolgy of the cel" gives biology courses', async () => {
+    const res = await api.post('/api/search', { query: 'biolgy of the cel', limit: 5 });
+    expect(res.status).toBe(200);
+    expect(titles(res).filter((t: string) => /biology/i.test(t)).length).toBeGreaterThanOrEqual(4);
+  });
+
   it('takes a dropped letter over a distant key: "linx comand line" is about Linux, not a line', async () => {
     const res = await api.post('/api/search', { query: 'linx comand line', limit: 5 });
     expect(res.status).toBe(200);

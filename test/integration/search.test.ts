@@ -201,6 +201,29 @@ describe('POST /api/search understands filters said in words', () => {
     expect(data.results.map((r) => r.id).sort()).toEqual([design.id, art.id].sort());
   });
 
+  it('a category name read from a corrected word is ranked, not a filter', async () => {
+    const w = word();
+    const { course: maths } = await course({ title: `Mathematics ${w}`, category: 'Math' });
+    const { course: history } = await course({ title: `Mathematics ${w}`, category: 'History' });
+    const { data } = (await search(`mathematcs ${w}`)).body as { data: { interpreted: unknown; results: Array<{ id: number }> } };
+    expect(data.interpreted).toEqual({ corrections: { mathematcs: 'mathematics' }, text: `mathematics ${w}` });
+    expect(data.results.map((r) => r.id).sort()).toEqual([maths.id, history.id].sort());
+  });
+
+  it('a category name right after a corrected word ends the misspelt term: ranked, not a filter', async () => {
+    const w = word();
+    const { course: maths } = await course({ title: `${w} Mathematics`, category: 'Math' });
+    // Outside Math, no course says "<word> mathematics": the category name is no part of a phrase named elsewhere.
+    const { course: history } = await course({ title: `Mathematics and ${w}`, category: 'History' });
+    // The random word with two different neighbouring letters swapped: corrected back to itself.
+    const i = [...w].findIndex((ch, k) => k >= 3 && w[k + 1] && ch !== w[k + 1]);
+    const misspelt = w.slice(0, i) + w[i + 1] + w[i] + w.slice(i + 2);
+    const { data } = (await search(`${misspelt} mathematics`)).body as { data: { interpreted: unknown; results: Array<{ id: number }> } };
+    expect(data.interpreted).toEqual({ corrections: { [misspelt]: w }, text: `${w} mathematics` });
+    // Both name every word; the Math filter would hide the History course.
+    expect(new Set(data.results.slice(0, 2).map((r) => r.id))).toEqual(new Set([maths.id, history.id]));
+  });
+
   it('"from <organisation>" and "by <tutor>" become the organisation filter', async () => {
     const w = word();
     const org = `${word()} University`;
@@ -272,6 +295,28 @@ describe('POST /api/search tolerates typos and knows synonyms', () => {
     const { data } = (await search(`${slip(subject)} ${slip(passing)}`)).body as { data: { results: Array<{ id: number }> } };
     expect(new Set(data.results.slice(0, 4).map((r) => r.id))).toEqual(new Set(courses));
     expect(data.results.map((r) => r.id)).toContain(aside.id);
+  });
+
+  it('takes the subject among the corrected words: a word typed right beside them is said about it', async () => {
+    const subject = word();
+    const other = word();
+    const named = [];
+    for (const n of [1, 2]) named.push((await course({ title: `${subject} ${n}`, description: 'Foundations.' })).course.id);
+    // More titles name the other word, in as large a share of its courses: counted alone, it would be the subject.
+    for (const n of [1, 2, 3, 4]) await course({ title: `${other} ${n}`, description: 'Foundations.' });
+    const i = [...subject].findIndex((ch, k) => k >= 3 && subject[k + 1] && ch !== subject[k + 1]);
+    const misspelt = subject.slice(0, i) + subject[i + 1] + subject[i] + subject.slice(i + 2);
+    const { data } = (await search(`${misspelt} and ${other}`)).body as { data: { results: Array<{ id: number }> } };
+    expect(new Set(data.results.slice(0, 2).map((r) => r.id))).toEqual(new Set(named));
+  });
+
+  it('reads two words typed without the space between them as both', async () => {
+    const a = word();
+    const b = word();
+    const { course: both } = await course({ title: `${a} ${b} Fundamentals` });
+    const res = await search(`${a}${b}`);
+    expect(res.body.data.interpreted).toEqual({ corrections: { [`${a}${b}`]: `${a} ${b}` }, text: `${a} ${b}` });
+    expect(ids(res)[0]).toBe(both.id);
   });
 
   it('finds JavaScript and Python courses under "javscript" and "pyhton"', async () => {

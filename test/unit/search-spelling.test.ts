@@ -1,3 +1,4 @@
+import { correctedConcepts, similarityText, subjectOf } from '../../src/search/search-engine';
 import { correctable, preferSlips, typingSlips } from '../../src/search/spelling';
 
 describe('the words a typed word may have been meant as (typing slips)', () => {
@@ -13,6 +14,13 @@ describe('the words a typed word may have been meant as (typing slips)', () => {
     expect(typingSlips('rust')).not.toContain('must');
     expect(typingSlips('dart')).not.toContain('part');
     expect(typingSlips('brapin')).not.toContain('brain');
+  });
+
+  it('a space missed between two words is a slip: "bigdata" may be "big data"', () => {
+    expect(typingSlips('bigdata')).toContain('big data');
+    expect(typingSlips('powerbi')).toContain('power bi');
+    // Each side keeps two letters at least.
+    expect(typingSlips('powerbi')).not.toContain('powerb i');
   });
 
   it('never gives the word itself', () => {
@@ -41,7 +49,44 @@ describe('corrections one edit away (preferSlips)', () => {
     expect(preferSlips('linx', [one('line'), one('linux'), far('lynx')]).map((c) => c.fix)).toEqual(['linux', 'lynx']);
   });
 
+  it('takes two words typed as one over a distant key: "powerbi" is Power BI, not PowerAI', () => {
+    expect(preferSlips('powerbi', [one('powerai'), one('power bi')]).map((c) => c.fix)).toEqual(['power bi']);
+  });
+
   it('keeps every candidate when none is a slip', () => {
     expect(preferSlips('linx', [one('line'), one('link')]).map((c) => c.fix)).toEqual(['line', 'link']);
+  });
+});
+
+describe('a corrected query', () => {
+  const finance = [['finance'], ['financial'], ['personal', 'finance']];
+  const accounting = [['accounting']];
+  const security = [['cybersecurity'], ['network', 'security'], ['security']];
+
+  it('knows which concepts hold a corrected word, by the phrase its words make', () => {
+    const tokens = ['network', 'basics', 'and', 'security'];
+    const concepts = [[['network']], [['basics']], security];
+    // The security group has a phrase with "network" in it, but the query's words make only "security" of it.
+    expect(correctedConcepts(concepts, tokens, new Map([['netwrok', 'network']]))).toEqual([true, false, false]);
+  });
+
+  it('counts both words of a split as corrected', () => {
+    const tokens = ['big', 'data', 'analytics'];
+    expect(correctedConcepts([[['big']], [['data']], [['analytics']]], tokens, new Map([['bigdata', 'big data']]))).toEqual([true, true, false]);
+  });
+
+  it('compares titles with the phrase the corrected words make, and with the first phrase otherwise', () => {
+    const tokens = ['financial', 'accounting'];
+    expect(similarityText([finance, accounting], tokens, [true, true])).toBe('financial accounting');
+    expect(similarityText([finance, accounting], tokens, [false, true])).toBe('finance accounting');
+  });
+
+  it('takes the subject among the concepts holding a corrected word, else among all', () => {
+    const concepts = [[['cryptography']], [['network']], security];
+    expect(subjectOf(concepts, [2.4, 0.9, 2.6], [true, true, false])).toBe(concepts[0]);
+    expect(subjectOf(concepts, [2.4, 0.9, 2.6], [false, false, false])).toBe(concepts[2]);
+    // No corrected concept is named outside a description: the others still compete.
+    expect(subjectOf(concepts, [0, 0, 2.6], [true, true, false])).toBe(concepts[2]);
+    expect(subjectOf(concepts, [0, 0, 0], [true, true, false])).toBeUndefined();
   });
 });
