@@ -8,7 +8,8 @@
  * - sql-outside-repository: a feature file other than its repository (`*.repository.ts`) or store (`*.store.ts`,
  *   `*-store.ts`) names any table, even its own;
  * - hand-typed-scope: a literal `partner_id = $` outside src/common/scope.ts (use `inScope()` and `scopeParams()`);
- * - bare-query: a `.query(` call outside src/common/database.ts (use `sql`, `sqlOne`, `returning`, `affected`);
+ * - bare-query: a `.query(` call outside src/common/database.ts and the query runner beneath it (use `sql`, `sqlOne`,
+ *   `returning`, `affected`);
  * - typeorm-entity-api: TypeORM's entity API (`getRepository`, `createQueryBuilder`, or `save`, `create`, `find…`,
  *   `insert`, `update`, `delete` on an EntityManager or DataSource): its rows are hydrated out of sight of this check.
  *
@@ -24,7 +25,9 @@ const ts = require('typescript');
 
 const STORE_FILE = /(\.repository|\.store|-store)\.ts$/;
 const SCOPE_FILE = 'src/common/scope.ts';
-const DATABASE_FILE = 'src/common/database.ts';
+// The SQL helpers, and the query runner under them that sends their statements and TypeORM's transaction control
+// (no feature's SQL).
+const DATABASE_FILES = new Set(['src/common/database.ts', 'src/database/batching-query-runner.ts']);
 const NAME = String.raw`(?:public\.)?"?([a-z_][a-z0-9_]*)"?`;
 // A relation after one of these keywords; FROM and JOIN lists may go on with `, other [alias]`. Keywords are matched in
 // capitals, as the code writes SQL, so prose such as "disappears from partners' lists" is not a statement.
@@ -147,7 +150,7 @@ function check(root, ownership) {
       if (scope && file !== SCOPE_FILE) add(posOf(scope.index), 'hand-typed-scope', 'partner_id = $n written by hand; use inScope() and scopeParams()');
     }
     const { query, entity } = calls(source);
-    if (file !== DATABASE_FILE)
+    if (!DATABASE_FILES.has(file))
       for (const pos of query) add(pos, 'bare-query', '.query( outside src/common/database.ts; use sql, sqlOne, returning or affected');
     for (const { pos, method } of entity)
       add(pos, 'typeorm-entity-api', `${method}() reaches a table through TypeORM; write the statement with the SQL helpers`);
