@@ -292,7 +292,12 @@ export class SearchEngine {
         typed.push(w);
       }
     }
-    const subjectAt = await this.categoryWordsOfSubjects(tokens);
+    const semanticText = tokens.join(' ');
+    const asked = this.categoryPhrases(tokens);
+    // The sentence encoder's text is final once the words are corrected: when a statement is still to come, the
+    // encoding starts now and runs beside it (search() asks for the same text and waits for this encoding).
+    if (asked.length) this.encodeEarly(semanticText);
+    const subjectAt = await this.categoryWordsOfSubjects(asked);
     // A category name read from a corrected word is a guess: ranked, it still puts the category's courses first when
     // right, while as a filter it would hide every course outside it ("organic chemestry" left no course to rank). So is
     // one right after a corrected word: it ends the term the learner misspelt ("humna rigths law": human rights courses
@@ -304,15 +309,19 @@ export class SearchEngine {
     }
     const concepts = buildConcepts(tokens, this.lexicon, filters, subjectAt).slice(0, MAX_CONCEPTS);
     const text = concepts.map((c) => c[0].join(' ')).join(' ');
-    return { filters, text, concepts, corrections, rareFixes, tokens, semanticText: tokens.join(' ') };
+    return { filters, text, concepts, corrections, rareFixes, tokens, semanticText };
   }
 
-  /**
-   * Positions of category names that belong to a subject the learner named rather than narrow the search: with a word
-   * next to them that some course outside the category names together with them ("user experience design": UX
-   * courses are filed under Design and Computer Science alike). Filtering on the category would hide those courses.
-   */
-  private async categoryWordsOfSubjects(tokens: string[]): Promise<Set<number>> {
+  /** Starts the encoding of the query's text (kept in the encoder's cache for rank()), when the encoder will be asked. */
+  private encodeEarly(semanticText: string): void {
+    const encoder = this.rankers.encoder;
+    if (!encoder?.ready || !semanticText.trim()) return;
+    // A failure is rank()'s to report: the search asks for this encoding again.
+    encoder.encodeQuery(semanticText).catch(() => undefined);
+  }
+
+  /** The phrases categoryWordsOfSubjects asks about: each category name with the content word before or after it. */
+  private categoryPhrases(tokens: string[]): Array<{ phrase: string; category: string; at: number }> {
     const content = (i: number) => i >= 0 && i < tokens.length && !this.lexicon.stopwords.has(tokens[i]);
     const asked: Array<{ phrase: string; category: string; at: number }> = [];
     for (const m of categoryMentions(tokens, this.lexicon)) {
@@ -320,6 +329,15 @@ export class SearchEngine {
       if (content(m.at - 1)) asked.push({ phrase: `${tokens[m.at - 1]} ${name}`, category: m.category, at: m.at });
       if (content(m.at + m.words)) asked.push({ phrase: `${name} ${tokens[m.at + m.words]}`, category: m.category, at: m.at });
     }
+    return asked;
+  }
+
+  /**
+   * Positions of category names that belong to a subject the learner named rather than narrow the search: with a word
+   * next to them that some course outside the category names together with them ("user experience design": UX
+   * courses are filed under Design and Computer Science alike). Filtering on the category would hide those courses.
+   */
+  private async categoryWordsOfSubjects(asked: Array<{ phrase: string; category: string; at: number }>): Promise<Set<number>> {
     const found = await this.lexical.phrasesOutsideCategory(asked);
     return new Set(asked.filter((a) => found.has(a.phrase)).map((a) => a.at));
   }

@@ -4,6 +4,8 @@ import { allCourseTexts } from '../../src/search/encoder/course-texts';
 import { SENTENCE_MODEL } from '../../src/search/encoder/sentence-model';
 import { SearchEncoderProcessor } from '../../src/search/search-encoder.processor';
 import { SearchService } from '../../src/search/search.service';
+import { EncoderPool } from '../../src/search/encoder/encoder-pool';
+import { LexicalSearch } from '../../src/search/lexical-search.store';
 import { HttpClient } from '../support/http';
 import { createAdmin, createPartner } from '../support/factories';
 import { startApp, TestApp } from '../support/app';
@@ -86,6 +88,27 @@ describe('the sentence encoder in search, on a slice of the real catalogue', () 
     expect(res.status).toBe(200);
     expect(res.body.data.engine).toBe('semantic');
     expect(res.body.data.results.map((r: { id: number }) => r.id)).toContain(answer.id);
+  });
+
+  it('encodes a query once, started before the statement about its category words', async () => {
+    const encoder = t.app.get(SearchService).encoder!;
+    await encoder.refresh();
+    encoder.clearCache();
+    // "design" is a category; with "experience" before it the search asks whether courses outside it say both.
+    const query = 'user experience design';
+    const encode = jest.spyOn((encoder as unknown as { queries: EncoderPool }).queries, 'encode');
+    const phrases = jest.spyOn(LexicalSearch.prototype, 'phrasesOutsideCategory');
+    try {
+      const res = await partner.post('/api/search', { query, limit: 5 });
+      expect(res.status).toBe(200);
+      expect(res.body.data.engine).toBe('semantic');
+      expect(encode.mock.calls).toEqual([[[query]]]);
+      expect(phrases).toHaveBeenCalledTimes(1);
+      expect(encode.mock.invocationCallOrder[0]).toBeLessThan(phrases.mock.invocationCallOrder[0]);
+    } finally {
+      encode.mockRestore();
+      phrases.mockRestore();
+    }
   });
 
   it('recomputes nothing after a restart', async () => {

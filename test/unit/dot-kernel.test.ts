@@ -49,4 +49,29 @@ describe('the SIMD dot-product kernel', () => {
     kernel.dots(Float32Array.from({ length: DIMENSIONS }, () => -1));
     expect(first).toEqual(kept);
   });
+
+  it.each([1, 2, 7, 1000])('gives %i listed rows the double-precision sums of a JavaScript loop, bit for bit', (count) => {
+    const dims = 512;
+    const rows = 1200;
+    const listed = DotKernel.create(rows, true, dims, true);
+    let x = count;
+    for (let i = 0; i < rows * dims; i++) {
+      x = (x * 1103515245 + 12345) % 2 ** 31;
+      listed.matrix[i] = x / 2 ** 30 - 1;
+    }
+    const query = Float32Array.from({ length: dims }, (_, i) => Math.cos(i * 0.37) / 11);
+    // Distinct rows in no particular order, as the feedback pass lists them (best first).
+    const list = Array.from({ length: count }, (_, k) => (k * 7919) % rows);
+    const got = listed.doubleDots(query, list);
+    expect(got).toHaveLength(count);
+    list.forEach((r, k) => {
+      let s = 0;
+      for (let i = 0; i < dims; i++) s += listed.matrix[r * dims + i] * query[i];
+      expect(Object.is(got[k], s)).toBe(true);
+    });
+    // A kernel made without the room for lists answers the same in JavaScript.
+    const plain = DotKernel.create(rows, true, dims);
+    plain.matrix.set(listed.matrix);
+    expect(plain.doubleDots(query, list)).toEqual(got);
+  });
 });

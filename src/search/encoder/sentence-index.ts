@@ -81,14 +81,9 @@ export class SentenceIndex {
     const moved = Float32Array.from(query);
     const share = feedbackWeight / Math.min(feedbackDocs, pool.length);
     for (const c of pool.slice(0, feedbackDocs)) for (let i = 0; i < D; i++) moved[i] += share * m[c * D + i];
-    const q = unit(moved);
+    const again = rows.doubleDots(unit(moved), pool);
     const scored = new Array<{ id: number; score: number; cosine: number }>(pool.length);
-    for (let p = 0; p < pool.length; p++) {
-      const o = pool[p] * D;
-      let s = 0;
-      for (let i = 0; i < D; i++) s += m[o + i] * q[i];
-      scored[p] = { id: ids[pool[p]], score: s, cosine: first[pool[p]] };
-    }
+    for (let p = 0; p < pool.length; p++) scored[p] = { id: ids[pool[p]], score: again[p], cosine: first[pool[p]] };
     return scored
       .filter((h) => h.score >= floor)
       .sort((a, b) => b.score - a.score || a.id - b.id)
@@ -104,7 +99,7 @@ export class SentenceIndex {
 function build(courses: CourseTexts[], vectors: Map<string, Float32Array>): Matrix {
   const D = SENTENCE_DIMENSIONS;
   const kept = courses.filter((c) => c.hashes.some((h) => vectors.has(h)));
-  const rows = DotKernel.create(kept.length, true, D);
+  const rows = DotKernel.create(kept.length, true, D, true);
   kept.forEach((c, r) => {
     const sum = new Float32Array(D);
     for (const h of c.hashes) {

@@ -2,7 +2,7 @@ import { DIMENSIONS } from './vectors';
 
 /** dot-kernel.wat, compiled (wabt's wat2wasm, SIMD on); test/unit/dot-kernel.test.ts checks the bytes against the source. */
 export const DOT_KERNEL_WASM = Buffer.from(
-  'AGFzbQEAAAABCQFgBX9/f39/AAMCAQAFAwEAAQcRAgZtZW1vcnkCAARkb3RzAAAKkAEBjQECA38BewJAA0AgBSABTw0B/QwAAAAAAAAAAAAAAAAAAAAAIQhBACEGIAAgBSAEbGohBwNAIAggByAGav0ABAAgAiAGav0ABAD95gH95AEhCCAGQRBqIQYgBiAESQ0ACyADIAVBAnRqIAj9HwAgCP0fAZIgCP0fAiAI/R8DkpI4AgAgBUEBaiEFDAALCws=',
+  'AGFzbQEAAAABEgJgBX9/f39/AGAGf39/f39/AAMDAgABBQMBAAEHHAMGbWVtb3J5AgAEZG90cwAACGRvdHNfZjY0AAEK+gICjQECA38BewJAA0AgBSABTw0B/QwAAAAAAAAAAAAAAAAAAAAAIQhBACEGIAAgBSAEbGohBwNAIAggByAGav0ABAAgAiAGav0ABAD95gH95AEhCCAGQRBqIQYgBiAESQ0ACyADIAVBAnRqIAj9HwAgCP0fAZIgCP0fAiAI/R8DkpI4AgAgBUEBaiEFDAALCwvoAQIFfwJ8AkADQCAGIAJPDQEgACABIAZBAnRqKAIAIAVBAnRsaiEIIAghCSAGQQFqIAJJBEAgACABIAZBAWpBAnRqKAIAIAVBAnRsaiEJC0QAAAAAAAAAACELRAAAAAAAAAAAIQxBACEHIAMhCgNAIAsgCCoCALsgCisDAKKgIQsgDCAJKgIAuyAKKwMAoqAhDCAIQQRqIQggCUEEaiEJIApBCGohCiAHQQFqIQcgByAFSQ0ACyAEIAZBA3RqIAs5AwAgBkEBaiACSQRAIAQgBkEBakEDdGogDDkDAAsgBkECaiEGDAALCws=',
   'base64',
 );
 
@@ -15,6 +15,17 @@ interface WasmApi {
 interface KernelExports {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
   dots(matrix: number, rows: number, query: number, out: number, rowBytes: number): void;
+  dots_f64(matrix: number, list: number, count: number, query: number, out: number, dims: number): void;
+}
+
+/** Room for doubleDots(): a list of row numbers, the query in doubles, one double out per listed row. */
+interface Listed {
+  list: Int32Array;
+  query: Float64Array;
+  out: Float64Array;
+  listAt: number;
+  queryAt: number;
+  outAt: number;
 }
 const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
@@ -40,9 +51,11 @@ export class DotKernel {
     readonly rows: number,
     readonly dims: number,
     private readonly wasm: { exports: KernelExports; query: Float32Array; out: Float32Array; queryAt: number; outAt: number } | null,
+    private readonly listed: Listed | null = null,
   ) {}
 
-  static create(rows: number, useSimd = true, dims = DIMENSIONS): DotKernel {
+  /** `listed`: room for doubleDots() over up to `rows` rows (13 bytes a row more). */
+  static create(rows: number, useSimd = true, dims = DIMENSIONS, listed = false): DotKernel {
     // The kernel reads four lanes at a time: other widths take the JavaScript path.
     const module = useSimd && dims % 4 === 0 ? kernelModule() : null;
     if (!module) return new DotKernel(new Float32Array(rows * dims), rows, dims, null);
@@ -50,18 +63,62 @@ export class DotKernel {
     const rowBytes = dims * 4;
     const queryAt = rows * rowBytes;
     const outAt = queryAt + rowBytes;
-    const bytes = outAt + rows * 4;
+    // The doubles start on a multiple of 8.
+    const listAt = outAt + rows * 4;
+    const doubleQueryAt = Math.ceil((listAt + rows * 4) / 8) * 8;
+    const doubleOutAt = doubleQueryAt + dims * 8;
+    const bytes = listed ? doubleOutAt + rows * 8 : outAt + rows * 4;
     const pages = Math.ceil(bytes / PAGE);
     if (pages > 1) exports.memory.grow(pages - 1);
     // Views made after the one growth: they stay attached, as the memory never grows again.
     const buffer = exports.memory.buffer;
-    return new DotKernel(new Float32Array(buffer, 0, rows * dims), rows, dims, {
-      exports,
-      query: new Float32Array(buffer, queryAt, dims),
-      out: new Float32Array(buffer, outAt, rows),
-      queryAt,
-      outAt,
-    });
+    return new DotKernel(
+      new Float32Array(buffer, 0, rows * dims),
+      rows,
+      dims,
+      {
+        exports,
+        query: new Float32Array(buffer, queryAt, dims),
+        out: new Float32Array(buffer, outAt, rows),
+        queryAt,
+        outAt,
+      },
+      listed
+        ? {
+            list: new Int32Array(buffer, listAt, rows),
+            query: new Float64Array(buffer, doubleQueryAt, dims),
+            out: new Float64Array(buffer, doubleOutAt, rows),
+            listAt,
+            queryAt: doubleQueryAt,
+            outAt: doubleOutAt,
+          }
+        : null,
+    );
+  }
+
+  /**
+   * The dot products of the listed rows (distinct row numbers, at most `rows` of them) with `query`, each summed in
+   * double precision in order, as `let s = 0; for (…) s += row[i] * query[i]` sums it: the same numbers, bit for bit, in
+   * WebAssembly when the kernel was created `listed` (two rows at a time; about a fifth of the JavaScript loop's time).
+   */
+  doubleDots(query: Float32Array, rows: ArrayLike<number>): Float64Array {
+    const D = this.dims;
+    const l = this.listed;
+    if (this.wasm && l && rows.length <= this.rows) {
+      l.list.set(rows);
+      l.query.set(query.subarray(0, D));
+      this.wasm.exports.dots_f64(0, l.listAt, rows.length, l.queryAt, l.outAt, D);
+      return l.out.slice(0, rows.length);
+    }
+    const out = new Float64Array(rows.length);
+    const m = this.matrix;
+    for (let k = 0; k < rows.length; k++) {
+      const o = rows[k] * D;
+      let s = 0;
+      for (let i = 0; i < D; i++) s += m[o + i] * query[i];
+      out[k] = s;
+    }
+    return out;
   }
 
   /** Whether the scans run in WebAssembly SIMD (false: the JavaScript fallback). */

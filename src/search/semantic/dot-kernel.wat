@@ -1,6 +1,8 @@
 ;; The dot products behind the semantic scans: out[r] = matrix row r · query, for every row, with 128-bit SIMD (four
 ;; float32 lanes). Rows are $rowBytes long (a multiple of 16: 100 floats for the word vectors, 512 for the sentence
-;; encoder's); the other arguments are byte offsets into the memory.
+;; encoder's); the other arguments are byte offsets into the memory. dots_f64 gives the listed rows' products in double
+;; precision, each summed in order from its first float to its last as a JavaScript loop sums it (every float32 product
+;; is exact in a double, so the results are that loop's, bit for bit), two rows at a time.
 ;; Compiled into dot-kernel.ts (the bytes, base64); test/unit/dot-kernel.test.ts checks they are this file's.
 (module
   (memory (export "memory") 1)
@@ -24,4 +26,35 @@
             (f32.add (f32x4.extract_lane 0 (local.get $acc)) (f32x4.extract_lane 1 (local.get $acc)))
             (f32.add (f32x4.extract_lane 2 (local.get $acc)) (f32x4.extract_lane 3 (local.get $acc)))))
         (local.set $r (i32.add (local.get $r) (i32.const 1)))
-        (br $row)))))
+        (br $row))))
+  (func (export "dots_f64") (param $matrix i32) (param $list i32) (param $count i32) (param $query i32) (param $out i32) (param $dims i32)
+    (local $k i32) (local $i i32) (local $a i32) (local $b i32) (local $q i32) (local $x f64) (local $y f64)
+    (block $done
+      (loop $pair
+        (br_if $done (i32.ge_u (local.get $k) (local.get $count)))
+        ;; Row $a (float32s) and row $b, the same row again when $a is the list's last.
+        (local.set $a (i32.add (local.get $matrix)
+          (i32.mul (i32.load (i32.add (local.get $list) (i32.shl (local.get $k) (i32.const 2)))) (i32.shl (local.get $dims) (i32.const 2)))))
+        (local.set $b (local.get $a))
+        (if (i32.lt_u (i32.add (local.get $k) (i32.const 1)) (local.get $count))
+          (then
+            (local.set $b (i32.add (local.get $matrix)
+              (i32.mul (i32.load (i32.add (local.get $list) (i32.shl (i32.add (local.get $k) (i32.const 1)) (i32.const 2))))
+                       (i32.shl (local.get $dims) (i32.const 2)))))))
+        (local.set $x (f64.const 0))
+        (local.set $y (f64.const 0))
+        (local.set $i (i32.const 0))
+        (local.set $q (local.get $query))
+        (loop $lane
+          (local.set $x (f64.add (local.get $x) (f64.mul (f64.promote_f32 (f32.load (local.get $a))) (f64.load (local.get $q)))))
+          (local.set $y (f64.add (local.get $y) (f64.mul (f64.promote_f32 (f32.load (local.get $b))) (f64.load (local.get $q)))))
+          (local.set $a (i32.add (local.get $a) (i32.const 4)))
+          (local.set $b (i32.add (local.get $b) (i32.const 4)))
+          (local.set $q (i32.add (local.get $q) (i32.const 8)))
+          (local.set $i (i32.add (local.get $i) (i32.const 1)))
+          (br_if $lane (i32.lt_u (local.get $i) (local.get $dims))))
+        (f64.store (i32.add (local.get $out) (i32.shl (local.get $k) (i32.const 3))) (local.get $x))
+        (if (i32.lt_u (i32.add (local.get $k) (i32.const 1)) (local.get $count))
+          (then (f64.store (i32.add (local.get $out) (i32.shl (i32.add (local.get $k) (i32.const 1)) (i32.const 3))) (local.get $y))))
+        (local.set $k (i32.add (local.get $k) (i32.const 2)))
+        (br $pair)))))
