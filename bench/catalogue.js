@@ -20,7 +20,8 @@
  * Environment: BENCH_DATABASE_URL (an admin connection, default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_REDIS_URL (default redis://127.0.0.1:6379/0), BENCH_DURATION seconds per run (10), BENCH_ROUNDS (3),
  * BENCH_CONNECTIONS (50), BENCH_LOG_LEVEL of the service (info: request logs on, as in production, written to /dev/null),
- * BENCH_RUN_WARMUP (seconds of unmeasured load right before each measured run, 0).
+ * BENCH_RUN_WARMUP (seconds of unmeasured load right before each measured run, 0), BENCH_PROBE_REQUESTS=true (the probe
+ * also times each request inside the served process, see bench/service-probe.js).
  */
 const { existsSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
@@ -62,13 +63,19 @@ function inside(probe, requests) {
     gcPerRequest: kinds.reduce((sum, g) => sum + g.ms, 0) / requests,
     gcMax: Math.max(0, ...kinds.map((g) => g.maxMs)),
     majors: probe.gc.major?.count ?? 0,
+    majorMax: probe.gc.major?.maxMs ?? 0,
     minorsPer1000: ((probe.gc.minor?.count ?? 0) * 1000) / requests,
+    requests: probe.requests,
   };
 }
 
 const describeInside = (i) =>
   i
-    ? `loop delay p99 ${i.loopP99.toFixed(1)} / max ${i.loopMax.toFixed(1)} ms, GC ${i.gcPerRequest.toFixed(3)} ms/request (${i.minorsPer1000.toFixed(1)} minor per 1,000 requests, ${i.majors} major, longest pause ${i.gcMax.toFixed(1)} ms)`
+    ? `loop delay p99 ${i.loopP99.toFixed(1)} / max ${i.loopMax.toFixed(1)} ms, GC ${i.gcPerRequest.toFixed(3)} ms/request (${i.minorsPer1000.toFixed(1)} minor per 1,000 requests, ${i.majors} major, longest pause ${i.gcMax.toFixed(1)} ms, longest major ${i.majorMax.toFixed(1)} ms)${
+        i.requests
+          ? `; in the process p50 ${i.requests.p50Ms.toFixed(2)} / p99 ${i.requests.p99Ms.toFixed(2)} / max ${i.requests.maxMs.toFixed(1)} ms, ${i.requests.meanInFlight.toFixed(1)} requests in the process on arrival`
+          : ''
+      }`
     : 'no probe';
 
 async function main() {

@@ -201,23 +201,25 @@ export class CoursesRepository {
   }
 
   /**
-   * A page of published list items with the filtered total (count(*) OVER (): bigint, answered as a string).
-   * `order` is one of the service's fixed ORDER BY clauses, never request text.
+   * A page of published list items with the filtered total (count(*): bigint, answered as a string). The page is
+   * chosen on `courses` alone and only its rows are joined to their tutors and get their exact enrolment count, so a
+   * catalogue cache refresh costs PostgreSQL a page's rows rather than every filtered row with its tutor and
+   * `course_enrolled()`. Every course has its tutor (`tutor_id` is NOT NULL and a foreign key): the total counted on
+   * `courses` is the join's. `order` is one of the service's fixed ORDER BY clauses, never request text.
    */
   listPage(filter: CourseListFilter, order: string, limit: number, offset: number): Promise<Array<CourseListRow & { total: string }>> {
     const { where, params } = listWhere(filter);
     return sql<CourseListRow & { total: string }>(
       this.dataSource,
-      `SELECT ${COURSE_LIST_COLUMNS}, count(*) OVER () AS total
-         FROM courses c JOIN tutors t ON t.id = c.tutor_id
-        WHERE ${where}
-        ORDER BY ${order}
-        LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      `SELECT ${COURSE_LIST_COLUMNS}, (SELECT count(*) FROM courses c WHERE ${where}) AS total
+         FROM (SELECT * FROM courses c WHERE ${where} ORDER BY ${order} LIMIT $${params.length + 1} OFFSET $${params.length + 2}) c
+         JOIN tutors t ON t.id = c.tutor_id
+        ORDER BY ${order}`,
       [...params, limit, offset],
     );
   }
 
-  /** The filtered total alone, for a page past the end (where the window count has no row to ride on). */
+  /** The filtered total alone, for a page past the end (where no row carries it). */
   async listCount(filter: CourseListFilter): Promise<number> {
     const { where, params } = listWhere(filter);
     const row = await sqlOne<{ count: number }>(this.dataSource, `SELECT count(*)::int AS count FROM courses c WHERE ${where}`, params);
