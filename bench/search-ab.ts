@@ -17,7 +17,7 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createScratchCatalogue } from '../tools/search-eval/scratch-catalogue';
-import { growCatalogue, seedSentenceVectors } from './search-catalogue';
+import { growCatalogue, judgedQueries, seedSentenceVectors } from './search-catalogue';
 
 const arg = (name: string) => process.argv.indexOf(name);
 const rounds = Number(process.argv[arg('--rounds') + 1]) || 3;
@@ -26,18 +26,7 @@ const baseRoot = process.env.BENCH_BASE_ROOT;
 const serviceRoot = resolve(process.env.BENCH_SERVICE_ROOT ?? join(__dirname, '..'));
 const TICK_MS = 10; // USER_HZ: /proc's clock ticks are 1/100 s on Linux
 
-interface BenchQuery {
-  query: string;
-}
-const load = (file: string): BenchQuery[] => (JSON.parse(readFileSync(join(__dirname, '..', 'data', file), 'utf8')) as { queries: BenchQuery[] }).queries;
-const queries = [
-  ...load('search-eval.json'),
-  ...load('search-eval-learners.json'),
-  ...load('search-eval-fresh.json'),
-  ...load('search-eval-fresh3.json'),
-  ...load('search-eval-fresh4.json'),
-  ...load('search-eval-typos.json'),
-].map((q) => q.query);
+const queries = judgedQueries().map((q) => q.query);
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -1,10 +1,30 @@
 /**
  * The benchmarks' catalogues (bench/search.ts, bench/search-ab.ts): random sentence vectors for every course text, and
- * the real catalogue grown to 20,000 courses the way the catalogue loader writes.
+ * the real catalogue grown to 20,000 courses the way the catalogue loader writes; and the judged queries they send.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 const SYNTHETIC_SIZE = 20_000;
+
+/** Every judged query of the eval's files (data/), with its kind, in the order the files list them. */
+export function judgedQueries(): Array<{ query: string; kind: string }> {
+  const files = [
+    'search-eval.json',
+    'search-eval-learners.json',
+    'search-eval-fresh.json',
+    'search-eval-fresh3.json',
+    'search-eval-fresh4.json',
+    'search-eval-typos.json',
+  ];
+  return files.flatMap((file) =>
+    (JSON.parse(readFileSync(join(__dirname, '..', 'data', file), 'utf8')) as { queries: Array<{ query: string; kind: string }> }).queries.map((q) => ({
+      query: q.query,
+      kind: q.kind,
+    })),
+  );
+}
 
 /**
  * Gives every course text without a sentence vector a pseudo-random unit vector. Encoding 20,000 course texts takes

@@ -21,23 +21,10 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createScratchCatalogue } from '../tools/search-eval/scratch-catalogue';
-import { growCatalogue, seedSentenceVectors } from './search-catalogue';
+import { growCatalogue, judgedQueries, seedSentenceVectors } from './search-catalogue';
 
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 5;
-interface BenchQuery {
-  query: string;
-  kind: string;
-}
-const load = (file: string): BenchQuery[] =>
-  JSON.parse(readFileSync(join(__dirname, '..', 'data', file), 'utf8')).queries.map((q: BenchQuery) => ({ query: q.query, kind: q.kind }));
-const queries = [
-  ...load('search-eval.json'),
-  ...load('search-eval-learners.json'),
-  ...load('search-eval-fresh.json'),
-  ...load('search-eval-fresh3.json'),
-  ...load('search-eval-fresh4.json'),
-  ...load('search-eval-typos.json'),
-];
+const queries = judgedQueries();
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const stats = (xs: number[]) => {
