@@ -13,10 +13,8 @@
  *
  * Environment: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_ROUNDS (3), BENCH_ROWS (1000), BENCH_LOG_LEVEL (info).
  */
-const { existsSync } = require('node:fs');
 const {
   balanceViolations,
-  CLI,
   cli,
   dbName,
   enrolmentInvariants,
@@ -27,6 +25,7 @@ const {
   serviceEnv,
   start,
   waitFor,
+  requireBuild,
 } = require('./lib');
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -74,10 +73,7 @@ async function runJob(url, key, courseId, users) {
 }
 
 async function main() {
-  if (!existsSync(MAIN) || !existsSync(CLI)) {
-    process.stderr.write('dist/ is missing: run `npm run build` first.\n');
-    process.exit(2);
-  }
+  requireBuild();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   process.stderr.write(`scratch database ${dbName}\n`);

@@ -23,11 +23,11 @@
  * BENCH_RUN_WARMUP (seconds of unmeasured load right before each measured run, 0), BENCH_PROBE_REQUESTS=true (the probe
  * also times each request inside the served process, see bench/service-probe.js).
  */
-const { existsSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const autocannon = require('autocannon');
-const { CLI, cli, cpuMeter, dbName, freePort, MAIN, probeEnv, readProbe, runBench, serviceEnv, sql, start, waitFor } = require('./lib');
+const { cli, cpuMeter, dbName, freePort, MAIN, probeEnv, readProbe, runBench, serviceEnv, sql, start, waitFor, requireBuild } = require('./lib');
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 const BASE_ROOT = process.env.BENCH_BASE_ROOT;
@@ -79,10 +79,7 @@ const describeInside = (i) =>
     : 'no probe';
 
 async function main() {
-  if (!existsSync(MAIN) || !existsSync(CLI)) {
-    process.stderr.write('dist/ is missing: run `npm run build` first.\n');
-    process.exit(2);
-  }
+  requireBuild();
   const [keyedPort, openPort, barePort] = [await freePort(), await freePort(), await freePort()];
   process.stderr.write(`scratch database ${dbName}; loading the demo catalogue…\n`);
   const keyed = start('keyed service', MAIN, probeEnv(serviceEnv(keyedPort, { LOAD_DEMO_CATALOGUE: 'true' })));

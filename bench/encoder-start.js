@@ -9,8 +9,8 @@
  *
  * Usage: npm run build && npm run bench:encoder-start   (BENCH_ENCODER_TIMEOUT_S, 600, bounds the wait)
  */
-const { existsSync, readFileSync } = require('node:fs');
-const { CLI, cli, dbName, freePort, MAIN, runBench, serviceEnv, start, waitFor } = require('./lib');
+const { readFileSync } = require('node:fs');
+const { cli, dbName, freePort, MAIN, runBench, serviceEnv, start, waitFor, requireBuild } = require('./lib');
 
 const TIMEOUT_S = Number(process.env.BENCH_ENCODER_TIMEOUT_S ?? 600);
 
@@ -24,10 +24,7 @@ function rssMb(pid) {
 }
 
 async function main() {
-  if (!existsSync(MAIN) || !existsSync(CLI)) {
-    process.stderr.write('dist/ is missing: run `npm run build` first.\n');
-    process.exit(2);
-  }
+  requireBuild();
   const port = await freePort();
   const env = serviceEnv(port, {
     LOAD_DEMO_CATALOGUE: 'true',

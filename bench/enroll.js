@@ -21,14 +21,12 @@
  * BENCH_REDIS_URL (redis://127.0.0.1:6379/0), BENCH_DURATION seconds per run (8), BENCH_ROUNDS (3),
  * BENCH_CONNECTIONS (32), BENCH_WARMUP seconds per side before the rounds (20), BENCH_USERS (400000), BENCH_LOG_LEVEL of the service (info, written to /dev/null).
  */
-const { existsSync } = require('node:fs');
 const { randomBytes } = require('node:crypto');
 const autocannon = require('autocannon');
 const { Pool } = require('pg');
 const {
   adminUrl,
   balanceViolations,
-  CLI,
   cli,
   cpuMeter,
   enrolmentInvariants,
@@ -42,6 +40,7 @@ const {
   sql,
   start,
   waitFor,
+  requireBuild,
 } = require('./lib');
 const { formatStatements, formatWaits, sampleWaits, statements } = require('./pg-profile');
 
@@ -312,10 +311,7 @@ async function profiled(label, fn) {
 }
 
 async function main() {
-  if (!existsSync(MAIN) || !existsSync(CLI)) {
-    process.stderr.write('dist/ is missing: run `npm run build` first.\n');
-    process.exit(2);
-  }
+  requireBuild();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   process.stderr.write(`scratch database ${dbName}\n`);

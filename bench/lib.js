@@ -90,6 +90,13 @@ function start(name, script, env) {
   return child;
 }
 
+/** Stops the benchmark when the service it runs has not been built (the benchmarks run dist/, as `npm start` does). */
+function requireBuild() {
+  if (existsSync(MAIN) && existsSync(CLI)) return;
+  process.stderr.write('dist/ is missing: run `npm run build` first.\n');
+  process.exit(2);
+}
+
 async function waitFor(url, child, timeoutMs = 120_000) {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
@@ -352,6 +359,7 @@ module.exports = {
   freePort,
   serviceEnv,
   start,
+  requireBuild,
   waitFor,
   cli,
   sql,
