@@ -2,7 +2,7 @@ import type { Queryable } from '../common/database';
 import type { CoursesService } from '../courses/courses.service';
 import { InterpretedDto, RelaxedFilter, SearchResponseDto, SearchResultDto } from './dto/search.dto';
 import { COMMON_WORD_RANK, CorrectionCandidate, LexicalSearch, RankedHit, RankedPage } from './lexical-search.store';
-import { buildConcepts, categoryMentions, Concept, extractFilters, SearchFilters } from './query-parser';
+import { buildConcepts, CategoryMention, categoryMentions, Concept, extractFilters, SearchFilters } from './query-parser';
 import { standardScoreFusion, weightedRankFusion } from './rank-fusion';
 import { ENCODER, FUSION, SPELLING } from './ranking-weights';
 import type { SearchFacts } from './search-facts';
@@ -293,7 +293,8 @@ export class SearchEngine {
       }
     }
     const semanticText = tokens.join(' ');
-    const asked = this.categoryPhrases(tokens);
+    const mentions = categoryMentions(tokens, this.lexicon);
+    const asked = this.categoryPhrases(tokens, mentions);
     // The sentence encoder's text is final once the words are corrected: when a statement is still to come, the
     // encoding starts now and runs beside it (search() asks for the same text and waits for this encoding).
     if (asked.length) this.encodeEarly(semanticText);
@@ -303,7 +304,7 @@ export class SearchEngine {
     // one right after a corrected word: it ends the term the learner misspelt ("humna rigths law": human rights courses
     // are filed under Law and Social Sciences alike), and the phrase it makes with that word, which
     // categoryWordsOfSubjects looks for, is the guess's.
-    for (const m of categoryMentions(tokens, this.lexicon)) {
+    for (const m of mentions) {
       if (typed.slice(m.at, m.at + m.words).some((w) => corrections.has(w))) subjectAt.add(m.at);
       else if (m.at > 0 && corrections.has(typed[m.at - 1])) subjectAt.add(m.at);
     }
@@ -321,10 +322,10 @@ export class SearchEngine {
   }
 
   /** The phrases categoryWordsOfSubjects asks about: each category name with the content word before or after it. */
-  private categoryPhrases(tokens: string[]): Array<{ phrase: string; category: string; at: number }> {
+  private categoryPhrases(tokens: string[], mentions: CategoryMention[]): Array<{ phrase: string; category: string; at: number }> {
     const content = (i: number) => i >= 0 && i < tokens.length && !this.lexicon.stopwords.has(tokens[i]);
     const asked: Array<{ phrase: string; category: string; at: number }> = [];
-    for (const m of categoryMentions(tokens, this.lexicon)) {
+    for (const m of mentions) {
       const name = tokens.slice(m.at, m.at + m.words).join(' ');
       if (content(m.at - 1)) asked.push({ phrase: `${tokens[m.at - 1]} ${name}`, category: m.category, at: m.at });
       if (content(m.at + m.words)) asked.push({ phrase: `${name} ${tokens[m.at + m.words]}`, category: m.category, at: m.at });
