@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
+import { Agent, Dispatcher } from 'undici';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { ForbiddenTargetError, isForbiddenAddress, resolveSafely } from '../ssrf-guard';
@@ -33,10 +33,20 @@ const vettedLookup: LookupFunction = (hostname, options, callback) => {
   );
 };
 
+/** A target URL as the dispatcher takes it, and its host as the literal-address check reads it. */
+interface Target {
+  origin: string;
+  path: string;
+  host: string;
+}
+/** Parsed targets by URL: a subscription's URL is parsed once per process, not once per attempt. */
+const TARGET_CACHE_SIZE = 1000;
+
 /** POSTs one signed body. Never follows redirects; any outcome is returned, not thrown. */
 @Injectable()
 export class WebhookSender implements OnApplicationShutdown {
   private readonly agent: Agent;
+  private readonly targets = new Map<string, Target>();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     const { timeoutMs, allowPrivateTargets } = config.webhook;
@@ -49,59 +59,139 @@ export class WebhookSender implements OnApplicationShutdown {
     });
   }
 
-  async send(url: string, body: string | Buffer, headers: Record<string, string>): Promise<SendResult> {
+  send(url: string, body: string | Buffer, headers: Record<string, string>): Promise<SendResult> {
     const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
+    let target: Target;
     try {
-      const target = new URL(url);
-      const host = target.hostname.replace(/^\[|\]$/g, '');
+      target = this.target(url);
       // Literal addresses never reach the lookup hook, so they are checked here.
-      if (!this.config.webhook.allowPrivateTargets && isIP(host) && isForbiddenAddress(host)) {
-        throw new ForbiddenTargetError(`${host} is a private or reserved address`);
+      if (!this.config.webhook.allowPrivateTargets && isIP(target.host) && isForbiddenAddress(target.host)) {
+        throw new ForbiddenTargetError(`${target.host} is a private or reserved address`);
       }
-      const res = await request(url, {
-        method: 'POST',
-        body,
-        headers: { ...headers, 'user-agent': USER_AGENT },
-        dispatcher: this.agent,
-        signal: AbortSignal.timeout(this.config.webhook.timeoutMs),
-      });
-      const snippet = await readSnippet(res.body, res.headers['content-length']);
-      const retryAfter = res.headers['retry-after'];
-      return {
-        statusCode: res.statusCode,
-        durationMs: elapsed(),
-        error: res.statusCode >= 200 && res.statusCode < 300 ? null : describeStatus(res.statusCode, res.headers.location),
-        responseBody: snippet,
-        retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-      };
     } catch (e) {
-      return { statusCode: null, durationMs: elapsed(), error: describeError(e, this.config.webhook.timeoutMs), responseBody: null };
+      return Promise.resolve(failure(e, started, this.config.webhook.timeoutMs));
     }
+    // The dispatcher's own interface rather than `request()`: the answer's first kilobyte is all an attempt keeps, so
+    // no response stream, no abort signal and no promise per chunk are built for it (about half the client's CPU per
+    // request, measured against a local receiver).
+    return new Promise((resolve) => {
+      const handler = new AttemptHandler(started, this.config.webhook.timeoutMs, resolve);
+      try {
+        this.agent.dispatch(
+          {
+            origin: target.origin,
+            path: target.path,
+            method: 'POST',
+            body,
+            headers: headers['user-agent'] === USER_AGENT ? headers : { ...headers, 'user-agent': USER_AGENT },
+          },
+          handler,
+        );
+      } catch (e) {
+        handler.onResponseError(undefined, e as Error);
+      }
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.agent.close().catch(() => undefined);
   }
+
+  private target(url: string): Target {
+    let target = this.targets.get(url);
+    if (!target) {
+      const parsed = new URL(url);
+      target = { origin: parsed.origin, path: parsed.pathname + parsed.search, host: parsed.hostname.replace(/^\[|\]$/g, '') };
+      if (this.targets.size >= TARGET_CACHE_SIZE) this.targets.clear();
+      this.targets.set(url, target);
+    }
+    return target;
+  }
 }
 
-async function readSnippet(
-  stream: AsyncIterable<Buffer> & { destroy(): void; arrayBuffer(): Promise<ArrayBuffer> },
-  contentLength: string | string[] | undefined,
-): Promise<string | null> {
-  // A short answer of known length (most receivers' "ok" or "{}") is read whole, without an async iterator's promises.
-  if (typeof contentLength === 'string' && Number(contentLength) <= RESPONSE_SNIPPET_BYTES) {
-    const bytes = Buffer.from(await stream.arrayBuffer());
-    return bytes.length ? bytes.toString('utf8') : null;
+/** The whole attempt, connection included, ends after the configured timeout, as the connect and header timeouts do. */
+class AttemptTimeout extends Error {
+  override readonly name = 'TimeoutError';
+}
+
+/**
+ * One attempt's answer: status, the headers the record reads and the body's first RESPONSE_SNIPPET_BYTES; the rest of
+ * a longer body is not read (the request is aborted once the snippet is full). Settles exactly once.
+ */
+class AttemptHandler implements Dispatcher.DispatchHandler {
+  private controller?: Dispatcher.DispatchController;
+  private statusCode = 0;
+  private headers: Record<string, string | string[]> = {};
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private settled = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly started: number,
+    private readonly timeoutMs: number,
+    private readonly resolve: (result: SendResult) => void,
+  ) {
+    this.timer = setTimeout(() => this.fail(new AttemptTimeout(`Timed out after ${timeoutMs} ms`)), timeoutMs);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= RESPONSE_SNIPPET_BYTES) break; // leaving the loop destroys the stream: the rest is not needed
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    // A request that waited for a connection past the timeout is not sent.
+    if (this.settled) controller.abort(new AttemptTimeout('Timed out'));
+    else this.controller = controller;
   }
-  return size ? Buffer.concat(chunks).subarray(0, RESPONSE_SNIPPET_BYTES).toString('utf8') : null;
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[]>): void {
+    this.statusCode = statusCode; // a 1xx is followed by the final answer, which overwrites it
+    this.headers = headers;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    if (this.size >= RESPONSE_SNIPPET_BYTES) {
+      this.succeed();
+      controller.abort(new Error('Response snippet complete')); // the rest is not needed
+    }
+  }
+
+  onResponseEnd(): void {
+    this.succeed();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error): void {
+    this.fail(err);
+  }
+
+  private succeed(): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    const status = this.statusCode;
+    const retryAfter = this.headers['retry-after'];
+    this.resolve({
+      statusCode: status,
+      durationMs: Math.round(performance.now() - this.started),
+      error: status >= 200 && status < 300 ? null : describeStatus(status, this.headers.location),
+      responseBody: this.size
+        ? (this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks)).subarray(0, RESPONSE_SNIPPET_BYTES).toString('utf8')
+        : null,
+      retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+    });
+  }
+
+  private fail(err: Error): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.controller?.abort(err);
+    this.resolve(failure(err, this.started, this.timeoutMs));
+  }
+}
+
+function failure(e: unknown, started: number, timeoutMs: number): SendResult {
+  return { statusCode: null, durationMs: Math.round(performance.now() - started), error: describeError(e, timeoutMs), responseBody: null };
 }
 
 function describeStatus(status: number, location: unknown): string {
