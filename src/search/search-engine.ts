@@ -3,7 +3,7 @@ import type { CoursesService } from '../courses/courses.service';
 import { InterpretedDto, RelaxedFilter, SearchResponseDto, SearchResultDto } from './dto/search.dto';
 import { COMMON_WORD_RANK, CorrectionCandidate, LexicalSearch, RankedHit, RankedPage } from './lexical-search.store';
 import { buildConcepts, CategoryMention, categoryMentions, Concept, extractFilters, SearchFilters } from './query-parser';
-import { standardScoreFusion, weightedRankFusion } from './rank-fusion';
+import { lexicalLedFusion, standardScoreFusion } from './rank-fusion';
 import { ENCODER, FUSION, SPELLING } from './ranking-weights';
 import type { SearchFacts } from './search-facts';
 import { SearchLexicon, words } from './search-lexicon';
@@ -138,14 +138,19 @@ export class SearchEngine {
       const ids = (list: Hit[]) => list.map((h) => h.id);
       const shortCorrected = corrections.size > 0 && isShortQuery(concepts);
       const leads = lexical.allConcepts || ((rareCorrection || shortCorrected) && lexical.hits.length > 0);
+      // A filter said in words and nothing corrected: the lexical ranking's clear gaps stay (lexicalLedFusion).
+      const keepGaps = corrections.size === 0 && Object.values(applied).some((v) => v !== undefined);
       hits = (
         leads
-          ? weightedRankFusion([
-              { ids: ids(lexical.hits), weight: FUSION.lexicalStrong },
-              { ids: ids(embeddedHits), weight: FUSION.embeddedWhenLexicalStrong },
-              { ids: ids(hostedHits), weight: FUSION.hostedWhenLexicalStrong },
-              { ids: ids(encoderHits), weight: FUSION.encoderWhenLexicalStrong },
-            ])
+          ? lexicalLedFusion(
+              lexical,
+              [
+                { ids: ids(embeddedHits), weight: FUSION.embeddedWhenLexicalStrong },
+                { ids: ids(hostedHits), weight: FUSION.hostedWhenLexicalStrong },
+                { ids: ids(encoderHits), weight: FUSION.encoderWhenLexicalStrong },
+              ],
+              keepGaps,
+            )
           : standardScoreFusion([
               { hits: lexical.hits, weight: FUSION.lexicalWeak },
               { hits: embeddedHits, weight: FUSION.embedded },

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { standardScoreFusion, weightedRankFusion } from '../../src/search/rank-fusion';
+import { lexicalLedFusion, standardScoreFusion, weightedRankFusion } from '../../src/search/rank-fusion';
 import { topScores } from '../../src/search/semantic/embedded-semantic';
 import { CourseText, CourseVectorIndex, WordVector } from '../../src/search/semantic/course-vector-index';
 import { ExpandedBm25 } from '../../src/search/semantic/expanded-bm25';
@@ -194,6 +194,53 @@ describe('weighted reciprocal rank fusion', () => {
         { ids: [3, 4], weight: 1 },
       ]).map((x) => x.id),
     ).toEqual([3, 4, 1, 2]);
+  });
+});
+
+describe('fusion led by the lexical ranking', () => {
+  // Lexical scores: 1 and 0.95 close together, then 0.6 (a clear gap), then 0.58.
+  const lexical = {
+    hits: [
+      { id: 1, score: 1 },
+      { id: 2, score: 0.95 },
+      { id: 3, score: 0.6 },
+      { id: 4, score: 0.58 },
+    ],
+  };
+  // Two small rankings that both prefer 3, then 4, and return a course of their own (9).
+  const others = [
+    { ids: [3, 4, 9], weight: 0.1 },
+    { ids: [3, 4, 9], weight: 0.1 },
+  ];
+
+  it('without keepGaps it is weighted reciprocal rank: the others lift a course across a clear gap', () => {
+    expect(lexicalLedFusion(lexical, others).map((x) => x.id)).toEqual(weightedRankFusion([{ ids: [1, 2, 3, 4], weight: 1 }, ...others]).map((x) => x.id));
+    expect(lexicalLedFusion(lexical, others).map((x) => x.id)).toEqual([3, 4, 1, 2, 9]);
+  });
+
+  it('with keepGaps a course stays below one the lexical ranking scores clearly higher, and close ones are still reordered', () => {
+    const fused = lexicalLedFusion(
+      {
+        hits: [
+          { id: 1, score: 1 },
+          { id: 2, score: 0.95 },
+          { id: 3, score: 0.6 },
+          { id: 4, score: 0.58 },
+        ],
+      },
+      [
+        { ids: [2, 4, 3, 9], weight: 0.1 },
+        { ids: [2, 4, 9], weight: 0.1 },
+      ],
+      true,
+    );
+    expect(fused.map((x) => x.id)).toEqual([2, 1, 4, 3, 9]);
+    const scores = fused.map((x) => x.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+  });
+
+  it('with keepGaps the others cannot lift a course across the gap', () => {
+    expect(lexicalLedFusion(lexical, others, true).map((x) => x.id)).toEqual([1, 2, 3, 4, 9]);
   });
 });
 
