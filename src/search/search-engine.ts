@@ -23,6 +23,9 @@ const STRONG_SEMANTIC_MATCH = 0.55;
 const RARE_CORRECTION_COURSES = 10;
 // Concepts a query has at most for its subject's courses to come first (subjectFirst).
 const MAX_SUBJECT_CONCEPTS = 4;
+// A concept scoring under this share of the subject's (subjectScores) is said in passing ("skills" beside leadership,
+// 0.19 against 1.17; "science", in more heads than are counted, 0): the subject's courses are not ordered by it.
+const SUBJECT_TITLE_SHARE = 0.25;
 /** A query short enough for its subject to be told by counting (subjectFirst); a longer one is a question. */
 const isShortQuery = (concepts: Concept[]) => concepts.length >= 2 && concepts.length <= MAX_SUBJECT_CONCEPTS;
 // Known words of one query checked for a real-word typo.
@@ -491,13 +494,13 @@ export function subjectOf(concepts: Concept[], scores: number[], corrected: bool
 /**
  * The text a short query's subject's courses are ordered by (their titles' trigram similarity to it): the subject and
  * the other concepts that narrow, each by its first phrase; a concept in more heads than are counted (score 0) narrows
- * nothing and is left out. "stem cels resaerch" → the courses naming cells with "The Science of Stem Cells" first, not
+ * nothing and is left out, and so is one scoring under SUBJECT_TITLE_SHARE of the subject. "stem cels resaerch" → the courses naming cells with "The Science of Stem Cells" first, not
  * "Cell Biology"; "sign langauge sciance" → the sign-language courses first among those naming language, while "sciense
  * of hapiness" compares titles with "happiness" alone.
  */
 export function subjectTitleText(concepts: Concept[], subject: Concept, scores: number[]): string {
   return concepts
-    .filter((c, i) => c === subject || scores[i] > 0)
+    .filter((c, i) => c === subject || scores[i] > SUBJECT_TITLE_SHARE * scores[concepts.indexOf(subject)])
     .map((c) => c[0].join(' '))
     .join(' ');
 }

@@ -102,6 +102,9 @@ describe('a corrected query', () => {
     const concepts = [[['stem']], [['cells']], [['research']]];
     expect(subjectTitleText(concepts, concepts[1], [1.0, 1.4, 0.6])).toBe('stem cells research');
     expect(subjectTitleText(concepts, concepts[1], [1.0, 1.4, 0])).toBe('stem cells');
+    // A word said in passing beside the subject ("skills": a sixth of leadership's score) is left out too.
+    const leadership = [[['leadership']], [['skills']]];
+    expect(subjectTitleText(leadership, leadership[0], [1.17, 0.19])).toBe('leadership');
     const happiness = [[['science']], [['happiness']]];
     expect(subjectTitleText(happiness, happiness[1], [0, 2.1])).toBe('happiness');
   });
