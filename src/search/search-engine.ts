@@ -23,6 +23,9 @@ const STRONG_SEMANTIC_MATCH = 0.55;
 const RARE_CORRECTION_COURSES = 10;
 // Concepts a query has at most for its subject's courses to come first (subjectFirst).
 const MAX_SUBJECT_CONCEPTS = 4;
+// A concept scoring under this share of the subject's (subjectScores) is said in passing ("skills" beside leadership,
+// 0.19 against 1.17; "science", in more heads than are counted, 0): the subject's courses are not ordered by it.
+const SUBJECT_TITLE_SHARE = 0.25;
 /** A query short enough for its subject to be told by counting (subjectFirst); a longer one is a question. */
 const isShortQuery = (concepts: Concept[]) => concepts.length >= 2 && concepts.length <= MAX_SUBJECT_CONCEPTS;
 // Known words of one query checked for a real-word typo.
@@ -97,7 +100,8 @@ export class SearchEngine {
     const lexicalSide = this.lexical.rank(concepts, titleText, filters, limit, depth);
     // What names the subject of a short corrected query, asked meanwhile on another connection (subjectFirst may need
     // it once the lexical ranking is known); a failure only leaves the order as it is.
-    const subjectScores = corrections.size && isShortQuery(concepts) ? this.lexical.subjectScores(concepts).catch(() => null) : Promise.resolve(null);
+    const counted = saidFirst(concepts, tokens, corrected);
+    const subjectScores = corrections.size && isShortQuery(concepts) ? this.lexical.subjectScores(counted).catch(() => null) : Promise.resolve(null);
     const semanticSide = (async () => {
       const [embedded, hosted, encoder] = await Promise.all([
         semantic ? this.embeddedCandidates(tokens) : null,
@@ -125,7 +129,7 @@ export class SearchEngine {
       ]);
     }
 
-    lexical = await this.subjectFirst(lexical, concepts, rareFixes, corrected, subjectScores, applied, limit, depth);
+    lexical = await this.subjectFirst(lexical, counted, rareFixes, corrected, subjectScores, applied, limit, depth);
     let hits: RankedHit[] = lexical.hits.slice(0, limit);
     let total = lexical.total;
     const semanticLists = [embeddedHits, hostedHits, encoderHits].filter((list) => list.length);
@@ -202,7 +206,8 @@ export class SearchEngine {
     // A long query's concepts are not counted (two look-ups each): its rarest corrected word's concept leads.
     const subject = short ? scores && subjectOf(concepts, scores, corrected) : concepts.find((c) => c.some((alt) => alt.includes(rareFixes[0])));
     if (!subject) return page;
-    const first = await this.lexical.rank([subject], subject[0].join(' '), filters, limit, depth);
+    const said = scores ? subjectTitleText(concepts, subject, scores) : subject[0].join(' ');
+    const first = await this.lexical.rank([subject], said, filters, limit, depth);
     if (!first.hits.length) return page;
     const all = new Set(allIds);
     const lead = page.hits.filter((h) => all.has(h.id));
@@ -491,10 +496,38 @@ export function subjectOf(concepts: Concept[], scores: number[], corrected: bool
   return best > 0 ? concepts[among.indexOf(best)] : undefined;
 }
 
+/**
+ * The text a short query's subject's courses are ordered by (their titles' trigram similarity to it): the subject and
+ * the other concepts that narrow, each by its first phrase; a concept in more heads than are counted (score 0) narrows
+ * nothing and is left out, and so is one scoring under SUBJECT_TITLE_SHARE of the subject. "stem cels resaerch" → the courses naming cells with "The Science of Stem Cells" first, not
+ * "Cell Biology"; "sign langauge sciance" → the sign-language courses first among those naming language, while "sciense
+ * of hapiness" compares titles with "happiness" alone.
+ */
+export function subjectTitleText(concepts: Concept[], subject: Concept, scores: number[]): string {
+  return concepts
+    .filter((c, i) => c === subject || scores[i] > SUBJECT_TITLE_SHARE * scores[concepts.indexOf(subject)])
+    .map((c) => c[0].join(' '))
+    .join(' ');
+}
+
 /** The phrase of a concept the query's words make (the one said), if any. */
 function saidPhrase(concept: Concept, tokens: string[]): string[] | undefined {
   const line = ` ${tokens.join(' ')} `;
   return concept.find((alt) => line.includes(` ${alt.join(' ')} `));
+}
+
+/**
+ * The concepts with the phrase the corrected words make first, for telling and ranking the subject: a correction is
+ * what the learner typed the query for, while a synonym group's first phrase is a word they did not type and can be
+ * another subject's ("excercise sceince" → exercise, in the group led by "fitness"; "htlm" → html, in the web-development
+ * group). Other concepts keep their first phrase: a synonym group's other phrases can be common words of another
+ * subject ("derivatives" in the calculus group).
+ */
+export function saidFirst(concepts: Concept[], tokens: string[], corrected: boolean[]): Concept[] {
+  return concepts.map((c, i) => {
+    const said = corrected[i] ? saidPhrase(c, tokens) : undefined;
+    return said && said !== c[0] ? [said, ...c.filter((alt) => alt !== said)] : c;
+  });
 }
 
 /**

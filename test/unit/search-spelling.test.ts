@@ -1,4 +1,4 @@
-import { correctedConcepts, similarityText, subjectOf } from '../../src/search/search-engine';
+import { correctedConcepts, saidFirst, similarityText, subjectOf, subjectTitleText } from '../../src/search/search-engine';
 import { correctable, preferSlips, typingSlips } from '../../src/search/spelling';
 
 describe('the words a typed word may have been meant as (typing slips)', () => {
@@ -88,5 +88,24 @@ describe('a corrected query', () => {
     // No corrected concept is named outside a description: the others still compete.
     expect(subjectOf(concepts, [0, 0, 2.6], [true, true, false])).toBe(concepts[2]);
     expect(subjectOf(concepts, [0, 0, 0], [true, true, false])).toBeUndefined();
+  });
+
+  it('counts and ranks a corrected concept by the phrase said, and the others by their first phrase', () => {
+    const fitness = [['fitness'], ['exercise']];
+    const science = [['science']];
+    const counted = saidFirst([fitness, science], ['exercise', 'science'], [true, true]);
+    expect(counted).toEqual([[['exercise'], ['fitness']], science]);
+    expect(saidFirst([fitness, science], ['exercise', 'science'], [false, true])[0]).toBe(fitness);
+  });
+
+  it("orders a subject's courses by the words that narrow: a concept in more heads than are counted is left out", () => {
+    const concepts = [[['stem']], [['cells']], [['research']]];
+    expect(subjectTitleText(concepts, concepts[1], [1.0, 1.4, 0.6])).toBe('stem cells research');
+    expect(subjectTitleText(concepts, concepts[1], [1.0, 1.4, 0])).toBe('stem cells');
+    // A word said in passing beside the subject ("skills": a sixth of leadership's score) is left out too.
+    const leadership = [[['leadership']], [['skills']]];
+    expect(subjectTitleText(leadership, leadership[0], [1.17, 0.19])).toBe('leadership');
+    const happiness = [[['science']], [['happiness']]];
+    expect(subjectTitleText(happiness, happiness[1], [0, 2.1])).toBe('happiness');
   });
 });
