@@ -1,5 +1,6 @@
 import { Queryable, sql } from '../common/database';
 import { Concept, SearchFilters, toTsQuery } from './query-parser';
+import { searchVersion } from './search.store';
 import { correctable } from './spelling';
 
 export interface RankedHit {
@@ -364,14 +365,9 @@ export function publishedCourseFacts(db: Queryable): Promise<CourseFacts[]> {
   return sql<CourseFacts>(db, `SELECT course_id AS id, ${FACT_COLUMNS} FROM search_heads WHERE published`);
 }
 
-/** Changes whenever a course is published, unpublished or a fact of a published one changes (one pass over the narrow table). */
-export async function courseFactsStamp(db: Queryable): Promise<string> {
-  const [row] = await sql<{ stamp: string }>(
-    db,
-    `SELECT count(*) || ':' || coalesce(sum(hashtextextended(concat_ws('|', course_id, ${FACT_COLUMNS}), 0)), 0) AS stamp
-       FROM search_heads WHERE published`,
-  );
-  return row?.stamp ?? '';
+/** Changes whenever a course is published, unpublished or a fact of a published one changes (a version kept by triggers). */
+export function courseFactsStamp(db: Queryable): Promise<string> {
+  return searchVersion(db, 'course_facts');
 }
 
 /** A name resolveOrganisation may answer, with PostgreSQL's lower() of it (what its pattern is matched against). */
