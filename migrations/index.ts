@@ -32,6 +32,7 @@ import { CourseTopicsView1763800431000 } from './1763800431000-course-topics-vie
 import { MediaRelayOwners1763800440000 } from './1763800440000-media-relay-owners';
 import { UndispatchedEvents1763900005001 } from './1763900005001-undispatched-events';
 import { WebhookDeliveriesFillfactor1764200031000 } from './1764200031000-webhook-deliveries-fillfactor';
+import { SearchVersions1764300005000 } from './1764300005000-search-versions';
 
 /** Every migration in order. A new migration is added here as well, so the build, the CLI and the tests run the same list. */
 export const MIGRATIONS = [
@@ -69,4 +70,5 @@ export const MIGRATIONS = [
   MediaRelayOwners1763800440000,
   UndispatchedEvents1763900005001,
   WebhookDeliveriesFillfactor1764200031000,
+  SearchVersions1764300005000,
 ];

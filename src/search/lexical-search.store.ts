@@ -1,5 +1,6 @@
 import { Queryable, sql } from '../common/database';
 import { Concept, SearchFilters, toTsQuery } from './query-parser';
+import { searchVersion } from './search.store';
 import { correctable } from './spelling';
 
 export interface RankedHit {
@@ -194,7 +195,10 @@ export class LexicalSearch {
     // cheap), in case the first list is too short.
     let head: RankedPage;
     if (concepts.length > 1) {
-      const [heads, anywhereRows] = await Promise.all([query(headsSql(where, params.length)), query(rankSql('document', 'all_q', where, params.length))]);
+      const [heads, anywhereRows] = await Promise.all([
+        query(headsSql(where, params.length)),
+        sql<RankRow>(this.db, unlessHeadsSuffice(rankSql('document', 'all_q', where, params.length), where, params.length), [...params, limit]),
+      ]);
       const all = page(heads.filter((r) => r.all_list));
       head = page(heads.filter((r) => !r.all_list));
       const allConcepts = all.hits.length > 0;
@@ -345,6 +349,21 @@ function headsSql(where: string, n: number): string {
      SELECT all_list, id, score, (SELECT count(*) FROM matches) AS total FROM scored WHERE n <= $${n} ORDER BY all_list, n`;
 }
 
+/**
+ * A ranking statement that answers nothing when at least `limit` heads name every concept ($n + 1 is `limit`): then
+ * rank() returns those heads and never reads the description ranking, which runs beside the head ranking only for
+ * the queries where few heads do (long questions, as a rule). The test is an index look-up that stops at `limit`
+ * heads; the description ranking it saves matched thousands of documents for a short query of common words. The
+ * tsquery is hidden from the planner as in the head statements, so that it reads the index.
+ */
+function unlessHeadsSuffice(statement: string, where: string, n: number): string {
+  return `SELECT r.* FROM (${statement}) r
+           WHERE (SELECT count(*) FROM (
+                    SELECT 1 FROM search_heads h CROSS JOIN (SELECT to_tsquery('english', $${n - 2}) AS all_q OFFSET 0) q
+                     WHERE h.head @@ q.all_q AND ${where} LIMIT $${n + 1}) enough) < $${n + 1}
+           ORDER BY r.score DESC, r.id`;
+}
+
 /** SQL conditions on h = search_heads (its copy of the course facts) for published courses passing the filters; pushes its parameters. */
 /** What a search filters a published course on (search_heads' facts). */
 export interface CourseFacts {
@@ -364,14 +383,9 @@ export function publishedCourseFacts(db: Queryable): Promise<CourseFacts[]> {
   return sql<CourseFacts>(db, `SELECT course_id AS id, ${FACT_COLUMNS} FROM search_heads WHERE published`);
 }
 
-/** Changes whenever a course is published, unpublished or a fact of a published one changes (one pass over the narrow table). */
-export async function courseFactsStamp(db: Queryable): Promise<string> {
-  const [row] = await sql<{ stamp: string }>(
-    db,
-    `SELECT count(*) || ':' || coalesce(sum(hashtextextended(concat_ws('|', course_id, ${FACT_COLUMNS}), 0)), 0) AS stamp
-       FROM search_heads WHERE published`,
-  );
-  return row?.stamp ?? '';
+/** Changes whenever a course is published, unpublished or a fact of a published one changes (a version kept by triggers). */
+export function courseFactsStamp(db: Queryable): Promise<string> {
+  return searchVersion(db, 'course_facts');
 }
 
 /** A name resolveOrganisation may answer, with PostgreSQL's lower() of it (what its pattern is matched against). */

@@ -28,10 +28,18 @@ export function courseWordsPage(db: Queryable, afterId: number, limit: number, d
   );
 }
 
+/**
+ * The version of what a search process copies into memory (search_versions, raised by triggers in the writing
+ * transaction): one primary-key read, where a stamp over the whole table cost milliseconds at every check.
+ */
+export async function searchVersion(db: Queryable, name: 'course_facts' | 'documents' | 'sentence_vectors'): Promise<string> {
+  const row = await sqlOne<{ version: string }>(db, `SELECT version FROM search_versions WHERE name = $1`, [name]);
+  return row?.version ?? '';
+}
+
 /** Changes whenever a search document is added, removed or rebuilt: the in-memory indexes reload then. */
-export async function documentsStamp(db: Queryable): Promise<string> {
-  const row = await sqlOne<{ stamp: string }>(db, `SELECT count(*) || ':' || coalesce(max(updated_at)::text, '') AS stamp FROM search_documents`);
-  return row?.stamp ?? '';
+export function documentsStamp(db: Queryable): Promise<string> {
+  return searchVersion(db, 'documents');
 }
 
 export interface WordVectorRow {

@@ -14,7 +14,7 @@ const course = (id: number, over: Partial<CourseFacts> = {}): CourseFacts => ({
 });
 
 /**
- * A database answering the facts queries from `rows` (the stamp changes with them), counting the loads; the names
+ * A database answering the facts queries from `rows` (the version changes with them), counting the loads; the names
  * statements answer the organisations by number of courses and the tutors in the order given.
  */
 function factsDb(rows: CourseFacts[], tutors: string[] = []) {
@@ -23,7 +23,7 @@ function factsDb(rows: CourseFacts[], tutors: string[] = []) {
     rows,
     loads: 0,
     query: (text: string) => {
-      if (text.includes('hashtextextended')) return Promise.resolve([{ stamp: JSON.stringify(db.rows) }]);
+      if (text.includes('search_versions')) return Promise.resolve([{ version: JSON.stringify(db.rows) }]);
       if (text.includes('published_tutors')) return Promise.resolve(named(tutors));
       if (text.includes('GROUP BY')) {
         const counts = new Map<string, number>();

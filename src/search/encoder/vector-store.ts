@@ -1,5 +1,6 @@
 import type { Queryable } from '../../common/database';
 import { sql, sqlOne } from '../../common/database';
+import { searchVersion } from '../search.store';
 import { allCourseTexts } from './course-texts';
 import type { VectorSink } from './encode-courses';
 import { fromBytes, toBytes } from './sentence-model';
@@ -64,14 +65,9 @@ export class SentenceVectorStore implements VectorSink {
     return row!.n;
   }
 
-  /** Changes whenever a vector of this model is added (or removed): the in-memory index reloads then. */
-  async stamp(): Promise<string> {
-    const row = await sqlOne<{ stamp: string }>(
-      this.db,
-      `SELECT count(*) || ':' || coalesce(max(created_at)::text, '') AS stamp FROM search_sentence_vectors WHERE model = $1`,
-      [this.model],
-    );
-    return row?.stamp ?? '';
+  /** Changes whenever a vector is added or removed (of any model: a version kept by triggers): the in-memory index reloads then. */
+  stamp(): Promise<string> {
+    return searchVersion(this.db, 'sentence_vectors');
   }
 
   /** Removes vectors no course text uses any more, and every other model's. */
