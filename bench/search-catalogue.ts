@@ -16,6 +16,7 @@ export function judgedQueries(): Array<{ query: string; kind: string }> {
     'search-eval-fresh.json',
     'search-eval-fresh3.json',
     'search-eval-fresh4.json',
+    'search-eval-tuning4.json',
     'search-eval-typos.json',
   ];
   return files.flatMap((file) =>
