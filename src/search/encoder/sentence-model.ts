@@ -171,19 +171,30 @@ export function splitAttentionHeads(on = true): void {
       return original.kernelFunc(args);
     }
     const out = backend.makeOutput([...outer, m, n], 'float32');
+    const plain = { ...args.attrs, transposeB: false };
     for (let i = 0; i < batch; i++) {
       const ai = backend.makeOutput([1, m, k], 'float32');
-      const bi = backend.makeOutput([1, bRows, bCols], 'float32');
+      const bi = backend.makeOutput([1, k, n], 'float32');
       // Views are taken again after every kernel call: a call may grow the heap, which detaches older views.
       backend.typedArrayFromHeap(ai).set(backend.typedArrayFromHeap(a).subarray(i * m * k, (i + 1) * m * k));
-      backend.typedArrayFromHeap(bi).set(backend.typedArrayFromHeap(b).subarray(i * bRows * bCols, (i + 1) * bRows * bCols));
-      const oi = original.kernelFunc({ ...args, inputs: { a: ai, b: bi } });
+      const bHead = backend.typedArrayFromHeap(b).subarray(i * bRows * bCols, (i + 1) * bRows * bCols);
+      if (attrs.transposeB) transposeInto(backend.typedArrayFromHeap(bi), bHead, bRows, bCols);
+      else backend.typedArrayFromHeap(bi).set(bHead);
+      const oi = original.kernelFunc({ ...args, inputs: { a: ai, b: bi }, attrs: plain });
       backend.typedArrayFromHeap(out).set(backend.typedArrayFromHeap(oi), i * m * n);
       for (const t of [ai, bi, oi]) backend.disposeData(t.dataId);
     }
     return out;
   };
   tf.registerKernel({ ...original, kernelFunc, split: true, original });
+}
+
+/** `from` (rows × cols, row-major) written transposed into `to` (cols × rows). */
+function transposeInto(to: Float32Array, from: Float32Array, rows: number, cols: number): void {
+  for (let r = 0; r < rows; r++) {
+    const base = r * cols;
+    for (let c = 0; c < cols; c++) to[c * rows + r] = from[base + c];
+  }
 }
 
 /** The vector scaled to unit length, so that a dot product is a cosine. */
