@@ -223,7 +223,12 @@ export function splitFromHeap(on = true): void {
     const outer = x.shape.slice(0, axis).reduce((n, d) => n * d, 1);
     const inner = x.shape.slice(axis + 1).reduce((n, d) => n * d, 1);
     const row = x.shape[axis] * inner;
-    const outs = sizes.map((size) => backend.makeOutput(x.shape.map((d, i) => (i === axis ? size : d)), x.dtype));
+    const outs = sizes.map((size) =>
+      backend.makeOutput(
+        x.shape.map((d, i) => (i === axis ? size : d)),
+        x.dtype,
+      ),
+    );
     // Views are taken after every output is made: making one may grow the heap, which detaches older views.
     const from = backend.typedArrayFromHeap(x);
     let offset = 0;
