@@ -145,9 +145,10 @@ const tf = core as unknown as {
 /**
  * The model's attention multiplies [1, heads, tokens, depth] tensors. The WebAssembly backend sends a product with a
  * batch dimension above one to a plain loop about five times slower than the XNNPACK kernel it uses for a single
- * matrix (measured: a third of a 90-token text's encoding). This re-registers BatchMatMul so that such a product
- * runs as one XNNPACK product per head (the same arithmetic: vectors agree to 1e-7); every other product is
- * unchanged. Per thread (each thread has its own backend); `on = false` puts the backend's own kernel back (the
+ * matrix (measured: a third of a 90-token text's encoding), and so does any product with `transposeB` (the attention
+ * scores, q · kᵀ), split or not. This re-registers BatchMatMul so that such a product runs as one XNNPACK product per
+ * head, each head's keys written transposed first (a tokens × depth copy against tokens² × depth of arithmetic; the
+ * same sums in another order: vectors agree to 1e-6); every other product is unchanged. Per thread (each thread has its own backend); `on = false` puts the backend's own kernel back (the
  * encoder benchmark compares both).
  */
 export function splitAttentionHeads(on = true): void {
