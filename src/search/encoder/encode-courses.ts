@@ -45,15 +45,26 @@ export async function encodePendingCourses(
   // Shortest first: texts of similar length share a model call (each call pads its texts to its longest), and the
   // short ones, most of the catalogue, are searchable soonest.
   const entries = [...pending].sort((a, b) => a[1].length - b[1].length);
+  // The next batch is handed to the encoder before the last one is done and stored, so that a thread that finishes
+  // its share of a batch early goes on with the next instead of waiting for the others (and for the write).
+  let previous: Promise<void> = Promise.resolve();
   for (let i = 0; i < entries.length; i += batch) {
     const part = entries.slice(i, i + batch);
-    const vectors = await encoder.encode(part.map(([, text]) => text));
-    await store.save(
-      part.map(([h]) => h),
-      vectors,
-    );
-    encoded += part.length;
+    const vectors = encoder.encode(part.map(([, text]) => text));
+    const stored = Promise.all([vectors, previous])
+      .then(([v]) =>
+        store.save(
+          part.map(([h]) => h),
+          v,
+        ),
+      )
+      .then(() => void (encoded += part.length));
+    // Its failure is reported by the await of the next round (or the last one), never left unhandled.
+    stored.catch(() => undefined);
+    await previous;
+    previous = stored;
   }
+  await previous;
   const pruned = await store.prune(keep);
   return { encoded, pruned, ms: Date.now() - started };
 }

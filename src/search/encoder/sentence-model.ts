@@ -25,6 +25,7 @@ export async function loadSentenceModel(): Promise<SentenceModel> {
   await tf.ready();
   const model = await initModel(modelSource);
   splitAttentionHeads();
+  splitFromHeap();
   const graph = model.model as unknown as StaticGraph;
   const nodes = graph.executor?.graph?.nodes ?? {};
   if (![KEPT_ROWS, TOKEN_CELLS, TOKEN_POSITIONS].every((n) => n in nodes)) {
@@ -123,33 +124,36 @@ interface MatMulArgs {
   backend: WasmBackend;
   attrs: { transposeA: boolean; transposeB: boolean };
 }
-interface KernelConfig {
+interface KernelConfig<Args = MatMulArgs, Out = TensorInfo> {
   kernelName: string;
   backendName: string;
-  kernelFunc(args: MatMulArgs): TensorInfo;
+  kernelFunc(args: Args): Out;
   split?: boolean;
-  original?: KernelConfig;
+  original?: KernelConfig<Args, Out>;
 }
 /** The engine and kernel registry of the TensorFlow.js that @energetic-ai/core bundles (its type declarations leave them out). */
 const tf = core as unknown as {
   ready(): Promise<void>;
   getBackend(): string;
-  getKernel(name: string, backend: string): KernelConfig | undefined;
+  getKernel<Args, Out>(name: string, backend: string): KernelConfig<Args, Out> | undefined;
   unregisterKernel(name: string, backend: string): void;
-  registerKernel(config: KernelConfig): void;
+  registerKernel<Args, Out>(config: KernelConfig<Args, Out>): void;
+  util: { parseAxisParam(axis: number, shape: number[]): number[] };
+  backend_util: { prepareSplitSize(x: TensorInfo, numOrSizeSplits: number[] | number, axis: number): number[] };
 };
 
 /**
  * The model's attention multiplies [1, heads, tokens, depth] tensors. The WebAssembly backend sends a product with a
  * batch dimension above one to a plain loop about five times slower than the XNNPACK kernel it uses for a single
- * matrix (measured: a third of a 90-token text's encoding). This re-registers BatchMatMul so that such a product
- * runs as one XNNPACK product per head (the same arithmetic: vectors agree to 1e-7); every other product is
- * unchanged. Per thread (each thread has its own backend); `on = false` puts the backend's own kernel back (the
+ * matrix (measured: a third of a 90-token text's encoding), and so does any product with `transposeB` (the attention
+ * scores, q · kᵀ), split or not. This re-registers BatchMatMul so that such a product runs as one XNNPACK product per
+ * head, each head's keys written transposed first (a tokens × depth copy against tokens² × depth of arithmetic; the
+ * same sums in another order: vectors agree to 1e-6); every other product is unchanged. Per thread (each thread has its own backend); `on = false` puts the backend's own kernel back (the
  * encoder benchmark compares both).
  */
 export function splitAttentionHeads(on = true): void {
   if (tf.getBackend() !== 'wasm') return;
-  const current = tf.getKernel('BatchMatMul', 'wasm');
+  const current = tf.getKernel<MatMulArgs, TensorInfo>('BatchMatMul', 'wasm');
   if (!current || Boolean(current.split) === on) return;
   const original = current.split ? current.original! : current;
   tf.unregisterKernel('BatchMatMul', 'wasm');
@@ -171,19 +175,81 @@ export function splitAttentionHeads(on = true): void {
       return original.kernelFunc(args);
     }
     const out = backend.makeOutput([...outer, m, n], 'float32');
+    const plain = { ...args.attrs, transposeB: false };
     for (let i = 0; i < batch; i++) {
       const ai = backend.makeOutput([1, m, k], 'float32');
-      const bi = backend.makeOutput([1, bRows, bCols], 'float32');
+      const bi = backend.makeOutput([1, k, n], 'float32');
       // Views are taken again after every kernel call: a call may grow the heap, which detaches older views.
       backend.typedArrayFromHeap(ai).set(backend.typedArrayFromHeap(a).subarray(i * m * k, (i + 1) * m * k));
-      backend.typedArrayFromHeap(bi).set(backend.typedArrayFromHeap(b).subarray(i * bRows * bCols, (i + 1) * bRows * bCols));
-      const oi = original.kernelFunc({ ...args, inputs: { a: ai, b: bi } });
+      const bHead = backend.typedArrayFromHeap(b).subarray(i * bRows * bCols, (i + 1) * bRows * bCols);
+      if (attrs.transposeB) transposeInto(backend.typedArrayFromHeap(bi), bHead, bRows, bCols);
+      else backend.typedArrayFromHeap(bi).set(bHead);
+      const oi = original.kernelFunc({ ...args, inputs: { a: ai, b: bi }, attrs: plain });
       backend.typedArrayFromHeap(out).set(backend.typedArrayFromHeap(oi), i * m * n);
       for (const t of [ai, bi, oi]) backend.disposeData(t.dataId);
     }
     return out;
   };
   tf.registerKernel({ ...original, kernelFunc, split: true, original });
+}
+
+interface SplitArgs {
+  inputs: { x: TensorInfo };
+  backend: WasmBackend;
+  attrs: { numOrSizeSplits: number[] | number; axis: number };
+}
+
+/**
+ * Every attention layer splits its [texts, tokens, 3 × width] projection into queries, keys and values (SplitV). The
+ * WebAssembly backend copies the whole input out of the heap into a new JavaScript array once per part before slicing
+ * it (a twentieth of an encoding's CPU). This re-registers SplitV to copy each part's rows straight from the heap into
+ * its output: the same values, bit for bit. `on = false` puts the backend's own kernel back.
+ */
+export function splitFromHeap(on = true): void {
+  if (tf.getBackend() !== 'wasm') return;
+  const current = tf.getKernel<SplitArgs, TensorInfo[]>('SplitV', 'wasm');
+  if (!current || Boolean(current.split) === on) return;
+  const original = current.split ? current.original! : current;
+  tf.unregisterKernel('SplitV', 'wasm');
+  if (!on) {
+    tf.registerKernel(original);
+    return;
+  }
+  const kernelFunc = (args: SplitArgs): TensorInfo[] => {
+    const { x } = args.inputs;
+    const { backend } = args;
+    if (x.dtype !== 'float32' && x.dtype !== 'int32') return original.kernelFunc(args);
+    const axis = tf.util.parseAxisParam(args.attrs.axis, x.shape)[0];
+    const sizes = tf.backend_util.prepareSplitSize(x, args.attrs.numOrSizeSplits, axis);
+    const outer = x.shape.slice(0, axis).reduce((n, d) => n * d, 1);
+    const inner = x.shape.slice(axis + 1).reduce((n, d) => n * d, 1);
+    const row = x.shape[axis] * inner;
+    const outs = sizes.map((size) =>
+      backend.makeOutput(
+        x.shape.map((d, i) => (i === axis ? size : d)),
+        x.dtype,
+      ),
+    );
+    // Views are taken after every output is made: making one may grow the heap, which detaches older views.
+    const from = backend.typedArrayFromHeap(x);
+    let offset = 0;
+    outs.forEach((out, j) => {
+      const to = backend.typedArrayFromHeap(out);
+      const run = sizes[j] * inner;
+      for (let o = 0; o < outer; o++) to.set(from.subarray(o * row + offset, o * row + offset + run), o * run);
+      offset += run;
+    });
+    return outs;
+  };
+  tf.registerKernel({ ...original, kernelFunc, split: true, original });
+}
+
+/** `from` (rows × cols, row-major) written transposed into `to` (cols × rows). */
+function transposeInto(to: Float32Array, from: Float32Array, rows: number, cols: number): void {
+  for (let r = 0; r < rows; r++) {
+    const base = r * cols;
+    for (let c = 0; c < cols; c++) to[c * rows + r] = from[base + c];
+  }
 }
 
 /** The vector scaled to unit length, so that a dot product is a cosine. */
