@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/c
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Batcher } from '../../common/batcher';
-import { affected, prepared, sql } from '../../common/database';
+import { affected, sql } from '../../common/database';
 import { errorMessage } from '../../common/error-message';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
@@ -159,14 +159,13 @@ export class DeliveryStore implements BeforeApplicationShutdown {
   }
 
   private async loadMany(ids: string[]): Promise<Array<DeliveryRow | undefined>> {
-    // Prepared (parsed and planned once per connection), as every batch of every job sends it; the same for recordMany.
     const rows = await sql<DeliveryRow>(
       this.dataSource,
-      prepared(`SELECT d.id, d.body, d.event_type, d.status, d.attempts, d.retry_base, d.next_attempt_at, d.subscription_id,
+      `SELECT d.id, d.body, d.event_type, d.status, d.attempts, d.retry_base, d.next_attempt_at, d.subscription_id,
               s.url, s.secret_encrypted, s.status AS subscription_status,
               CASE WHEN s.previous_secret_expires_at > now() THEN s.secret_previous_encrypted END AS secret_previous_encrypted
          FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-        WHERE d.id = ANY($1::varchar[])`),
+        WHERE d.id = ANY($1::varchar[])`,
       [ids],
     );
     const byId = new Map(rows.map((r) => [r.id, r]));
@@ -187,7 +186,7 @@ export class DeliveryStore implements BeforeApplicationShutdown {
     // An INSERT at the top: the driver answers its (empty) rows.
     await sql(
       this.dataSource,
-      prepared(`WITH v AS (
+      `WITH v AS (
          SELECT * FROM json_to_recordset($1::json)
            AS v(id varchar, status varchar, status_code int, error text, next_attempt_at timestamptz, duration_ms int, response_body text,
                 attempted_at timestamptz, request_headers jsonb)),
@@ -218,7 +217,7 @@ export class DeliveryStore implements BeforeApplicationShutdown {
            FROM due h WHERE s.id = h.id)
        INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, error, response_body, request_headers)
        SELECT v.id, v.attempted_at, v.status_code, v.duration_ms, v.error, v.response_body, v.request_headers
-         FROM v JOIN d ON d.id = v.id`),
+         FROM v JOIN d ON d.id = v.id`,
       [
         // One JSON document rather than an array per column: the driver would escape every element of a text array
         // (the request headers are JSON themselves), where JSON.stringify is one native call.
