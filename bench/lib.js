@@ -8,7 +8,7 @@ const { tmpdir } = require('node:os');
 const { randomBytes } = require('node:crypto');
 const net = require('node:net');
 const { dirname, join } = require('node:path');
-const { Client } = require('pg');
+const { Client, Pool } = require('pg');
 const Redis = require('ioredis');
 
 const ROOT = join(__dirname, '..');
@@ -242,6 +242,12 @@ async function sql(text, params = [], url = databaseUrl) {
 
 const sqlAt = (url, text, params) => sql(text, params, url);
 
+/** Creates the run's scratch database (runBench drops it) and returns a pool on it, for the plain-SQL benchmarks. */
+async function scratchPool(max = 20) {
+  await sql(`CREATE DATABASE "${dbName}"`, [], adminUrl.toString());
+  return new Pool({ connectionString: databaseUrl, max });
+}
+
 /**
  * One published course costing `cost` (with one topic) and `learners` learners of the partner, each with `credits`
  * seeded as a ledger top-up, so balance = ledger sum holds from the start. Returns the course id and the learners.
@@ -363,6 +369,7 @@ module.exports = {
   waitFor,
   cli,
   sql,
+  scratchPool,
   seedCourseAndLearners,
   runBench,
   enrolmentInvariants,

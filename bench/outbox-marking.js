@@ -7,7 +7,6 @@
  * CPU per event from /proc and, when the cluster preloads it, pg_stat_statements per event (time and WAL).
  * `node bench/outbox-marking.js`; ROUNDS (6), DURATION (5 s), BENCH_DATABASE_URL as for the other benchmarks.
  */
-const { Pool, Client } = require('pg');
 const lib = require('./lib');
 const { randomBytes } = require('node:crypto');
 const ROUNDS = Number(process.env.ROUNDS ?? 6);
@@ -16,11 +15,7 @@ const LOOPS = 16;
 const id22 = () => randomBytes(16).toString('base64url').slice(0, 22);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 async function main() {
-  const admin = new Client({ connectionString: lib.adminUrl.toString() });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${lib.dbName}"`);
-  await admin.end();
-  const pool = new Pool({ connectionString: lib.databaseUrl, max: 20 });
+  const pool = await lib.scratchPool();
   for (const t of ['a', 'b']) {
     await pool.query(`CREATE TABLE events_${t} (id varchar(40) PRIMARY KEY, partner_id int NOT NULL, mode varchar(4) NOT NULL, type varchar(40) NOT NULL,
       payload jsonb NOT NULL, occurred_at timestamptz NOT NULL, ${t === 'a' ? 'dispatched_at timestamptz,' : ''} created_at timestamptz NOT NULL DEFAULT now())`);

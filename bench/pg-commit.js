@@ -8,7 +8,6 @@
  * with a durable event can meet it here.
  * `npm run bench:pg-commit`; RATE (200), DURATION (5 s), ROUNDS (5), BENCH_DATABASE_URL as for the other benchmarks.
  */
-const { Pool, Client } = require('pg');
 const lib = require('./lib');
 const { randomBytes } = require('node:crypto');
 
@@ -64,11 +63,7 @@ async function round(pool) {
 }
 
 async function main() {
-  const admin = new Client({ connectionString: lib.adminUrl.toString() });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${lib.dbName}"`);
-  await admin.end();
-  const pool = new Pool({ connectionString: lib.databaseUrl, max: 20 });
+  const pool = await lib.scratchPool();
   try {
     await pool.query(`CREATE TABLE events (id varchar(40) PRIMARY KEY, payload jsonb NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now())`);
