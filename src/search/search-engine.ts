@@ -31,6 +31,20 @@ const isShortQuery = (concepts: Concept[]) => concepts.length >= 2 && concepts.l
 // Known words of one query checked for a real-word typo.
 const MAX_REAL_WORD_SUSPECTS = 4;
 
+/**
+ * Whether the lexical ranking's order leads the fusion (lexicalLedFusion) instead of counting as one ranking's standard
+ * scores among the others (standardScoreFusion): when some course names every concept, or when a query of at most
+ * MAX_SUBJECT_CONCEPTS concepts had a word corrected, to one few courses name ("kubernets" → kubernetes) or, beside
+ * another concept, to any ("biolgy of the cel"). A longer question's "correction" is mostly an uncommon real word read
+ * as a typo ("stabling" → stable, "fracked" → cracked, "believably" → believe): leading with it would bury what the
+ * other rankings have right, so such a question is fused by standard scores like any other.
+ */
+export function lexicalLeads(page: Pick<RankedPage, 'allConcepts' | 'hits'>, concepts: number, corrected: boolean, rareCorrection: boolean): boolean {
+  if (page.allConcepts) return true;
+  const short = concepts <= MAX_SUBJECT_CONCEPTS && (rareCorrection || concepts >= 2);
+  return corrected && short && page.hits.length > 0;
+}
+
 /** Filters said in words, least important first: relaxed in this order when together they leave no course. */
 const RELAXABLE: Array<[keyof SearchFilters, RelaxedFilter]> = [
   ['maxDurationHours', 'max_duration_hours'],
@@ -134,14 +148,12 @@ export class SearchEngine {
     let total = lexical.total;
     const semanticLists = [embeddedHits, hostedHits, encoderHits].filter((list) => list.length);
     if (semanticLists.length) {
-      // Some course names every concept, or a misspelt word was corrected to one few courses name ("kubernets" →
-      // kubernetes, as strong as a keyword typed right), or a short query was corrected (a keyword typed wrong, whose
-      // subject's courses subjectFirst has put first: "biolgy of the cel"): the lexical ranking's order leads and the
-      // others only break its ties, by rank. Otherwise the rankings' scores are fused: how far a course stands out in
-      // each ranking counts.
+      // Some course names every concept, or a short query was corrected (a keyword typed wrong, as strong as one typed
+      // right once corrected, whose subject's courses subjectFirst has put first: "biolgy of the cel"): the lexical
+      // ranking's order leads and the others only break its ties, by rank (lexicalLeads). Otherwise the rankings'
+      // scores are fused: how far a course stands out in each ranking counts.
       const ids = (list: Hit[]) => list.map((h) => h.id);
-      const shortCorrected = corrections.size > 0 && isShortQuery(concepts);
-      const leads = lexical.allConcepts || ((rareCorrection || shortCorrected) && lexical.hits.length > 0);
+      const leads = lexicalLeads(lexical, concepts.length, corrections.size > 0, rareCorrection);
       // A filter said in words and nothing corrected: the lexical ranking's clear gaps stay (lexicalLedFusion).
       const keepGaps = corrections.size === 0 && Object.values(applied).some((v) => v !== undefined);
       hits = (
