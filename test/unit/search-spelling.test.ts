@@ -32,8 +32,16 @@ describe('words worth correcting', () => {
   it('are 4–30 ASCII letters', () => {
     expect(correctable('brian')).toBe(true);
     expect(correctable('sql')).toBe(false);
-    expect(correctable('python3')).toBe(false);
     expect(correctable('café')).toBe(false);
+  });
+
+  it('include a word run into its number, which the titles hyphenate ("covid19"), but no code led by digits or short', () => {
+    expect(correctable('covid19')).toBe(true);
+    expect(correctable('python3')).toBe(true);
+    expect(correctable('cs50')).toBe(false);
+    expect(correctable('3dprinting')).toBe(false);
+    expect(correctable('k8s')).toBe(false);
+    expect(correctable('log4j')).toBe(false);
   });
 });
 
