@@ -7,7 +7,7 @@ import { lexicalLedFusion, standardScoreFusion } from './rank-fusion';
 import { ENCODER, FUSION, SPELLING } from './ranking-weights';
 import type { SearchFacts } from './search-facts';
 import { SearchLexicon, words } from './search-lexicon';
-import { correctable, preferSlips, typingSlips } from './spelling';
+import { correctable, firstPlausible, preferSlips, typingSlips } from './spelling';
 import { EmbeddedSemantic } from './semantic/embedded-semantic';
 import type { WordVector } from './semantic/course-vector-index';
 import { SemanticSearch } from './semantic-search';
@@ -362,7 +362,8 @@ export class SearchEngine {
     const fixes = new Map<string, string>();
     if (!candidates.size) return fixes;
     const embedded = this.rankers.embedded;
-    // The context of a word: the query's known words, and the other misspelt words' first candidates.
+    // The context of a word: the query's known words, and the other misspelt words' first candidates that are typing
+    // slips (a distant key's word can be another subject: "moden" taken as model made "chian" a chain, not China).
     const known = queryWords.filter((w) => !candidates.has(w));
     const offered = [...candidates.values()].flat().map((c) => c.fix);
     const vectors: Map<string, WordVector> = embedded
@@ -400,7 +401,7 @@ export class SearchEngine {
     };
     for (const [word, all] of candidates) {
       const list = preferSlips(word, all);
-      around = sumOf([...known, ...[...candidates].filter(([w]) => w !== word).map(([, c]) => c[0].fix)]);
+      around = sumOf([...known, ...[...candidates].filter(([w]) => w !== word).map(([w, c]) => firstPlausible(w, c).fix)]);
       const fits = list.map((c) => cosine(c.fix));
       // A candidate the vectors cannot place (a stopword of the search, like "learning") cannot be compared: the
       // order without context decides then.

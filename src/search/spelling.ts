@@ -51,3 +51,12 @@ export function preferSlips<T extends { fix: string; oneEdit: boolean }>(typed: 
   const plausible = candidates.filter((c) => !c.oneEdit || slips.has(c.fix));
   return plausible.some((c) => c.oneEdit) ? plausible : candidates;
 }
+
+/**
+ * The correction a misspelt word would get without context, for telling the query's other misspelt words what it is
+ * about: the first candidate that is a typing slip ("moden" → modern, not model, a distant key, though more courses
+ * use it), as preferSlips keeps them.
+ */
+export function firstPlausible<T extends { fix: string; oneEdit: boolean }>(typed: string, candidates: T[]): T {
+  return preferSlips(typed, candidates)[0];
+}

@@ -1,5 +1,5 @@
 import { correctedConcepts, saidFirst, similarityText, subjectOf, subjectTitleText } from '../../src/search/search-engine';
-import { correctable, preferSlips, typingSlips } from '../../src/search/spelling';
+import { correctable, firstPlausible, preferSlips, typingSlips } from '../../src/search/spelling';
 
 describe('the words a typed word may have been meant as (typing slips)', () => {
   it('a transposition, a dropped letter, a doubled letter and a neighbouring key are undone', () => {
@@ -59,6 +59,12 @@ describe('corrections one edit away (preferSlips)', () => {
 
   it('takes two words typed as one over a distant key: "powerbi" is Power BI, not PowerAI', () => {
     expect(preferSlips('powerbi', [one('powerai'), one('power bi')]).map((c) => c.fix)).toEqual(['power bi']);
+  });
+
+  it("tells the other misspelt words the first candidate that is a slip: \"moden\" is modern, though more courses use model", () => {
+    expect(firstPlausible('moden', [one('model'), one('modern'), far('modena')]).fix).toBe('modern');
+    expect(firstPlausible('chian', [one('chain'), one('china')]).fix).toBe('chain');
+    expect(firstPlausible('linx', [one('line'), one('link')]).fix).toBe('line');
   });
 
   it('keeps every candidate when none is a slip', () => {
