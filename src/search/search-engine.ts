@@ -434,9 +434,10 @@ export class SearchEngine {
     const suspects = [...new Set(content)]
       .filter((w) => !fixes.has(w) && correctable(w) && !this.lexicon.knownWords.has(w) && embedded.catalogueFrequency(w) <= SPELLING.realWordRare)
       .slice(0, MAX_REAL_WORD_SUSPECTS);
+    const keywordLike = content.length <= MAX_SUBJECT_CONCEPTS;
     for (const word of suspects) {
       const own = embedded.catalogueFrequency(word);
-      const enough = Math.max(SPELLING.realWordMinCourses, SPELLING.realWordRatio * Math.max(1, own));
+      const { enough, unused } = realWordEvidence(own, keywordLike);
       const candidates = typingSlips(word)
         .filter((w) => !embedded.isStopword(w))
         .map((w) => ({ word: w, frequency: embedded.catalogueFrequency(w) }))
@@ -463,7 +464,7 @@ export class SearchEngine {
         const f = fit(c.word);
         if (f !== undefined && f > bestFit) [best, bestFit] = [c.word, f];
       }
-      if (best && (rare ? bestFit > ownFit : bestFit >= SPELLING.realWordFloor && bestFit - ownFit >= SPELLING.realWordMargin)) out.set(word, best);
+      if (best && (rare || unused ? bestFit > ownFit : bestFit >= SPELLING.realWordFloor && bestFit - ownFit >= SPELLING.realWordMargin)) out.set(word, best);
     }
     return out;
   }
@@ -480,6 +481,18 @@ export class SearchEngine {
       return [{ ...item, score: Math.round(h.score * 10_000) / 10_000 }];
     });
   }
+}
+
+/**
+ * How many courses a real word's candidate must be used by, and whether it must fit the query clearly better than the
+ * word typed. A word no course uses, in a query short enough to be keywords, finds nothing as typed: a candidate a few
+ * courses use that fits the other words better is the better guess ("clinical trails" → trials, 6 courses; "r
+ * programing" → programming, where the misspelling's own vector sits close to the word's). In a question, words no
+ * course uses are ordinary English ("tap", "toilet"), and the stricter rule stays.
+ */
+export function realWordEvidence(own: number, keywordLike: boolean): { enough: number; unused: boolean } {
+  if (own === 0 && keywordLike) return { enough: SPELLING.realWordUnusedMinCourses, unused: true };
+  return { enough: Math.max(SPELLING.realWordMinCourses, SPELLING.realWordRatio * Math.max(1, own)), unused: false };
 }
 
 /**

@@ -1,4 +1,5 @@
-import { correctedConcepts, saidFirst, similarityText, subjectOf, subjectTitleText } from '../../src/search/search-engine';
+import { correctedConcepts, realWordEvidence, saidFirst, similarityText, subjectOf, subjectTitleText } from '../../src/search/search-engine';
+import { SPELLING } from '../../src/search/ranking-weights';
 import { correctable, firstPlausible, preferSlips, typingSlips } from '../../src/search/spelling';
 
 describe('the words a typed word may have been meant as (typing slips)', () => {
@@ -121,5 +122,16 @@ describe('a corrected query', () => {
     expect(subjectTitleText(leadership, leadership[0], [1.17, 0.19])).toBe('leadership');
     const happiness = [[['science']], [['happiness']]];
     expect(subjectTitleText(happiness, happiness[1], [0, 2.1])).toBe('happiness');
+  });
+});
+
+describe('a real word typed by mistake', () => {
+  it('when no course uses it, in a few keywords, needs a candidate a few courses use, fitting better by any margin', () => {
+    expect(realWordEvidence(0, true)).toEqual({ enough: SPELLING.realWordUnusedMinCourses, unused: true });
+  });
+
+  it('in a question, or when some course uses it, needs a candidate many more courses use, fitting clearly better', () => {
+    expect(realWordEvidence(0, false)).toEqual({ enough: SPELLING.realWordMinCourses, unused: false });
+    expect(realWordEvidence(2, true)).toEqual({ enough: 2 * SPELLING.realWordRatio, unused: false });
   });
 });
