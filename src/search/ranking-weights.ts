@@ -96,11 +96,14 @@ export const SPELLING = {
    * A real word typed by mistake: the word is used by at most `realWordRare` courses, the candidate one typing slip
    * away (spelling.ts) by at least `realWordMinCourses` and `realWordRatio` times as many, and the candidate's cosine
    * to the query's other words is at least `realWordFloor` and `realWordMargin` above the word's own (chosen on the
-   * tuning typos: "neuroscince of the brian" → brain, while "bash scripting" and "over", "them" stay as typed).
+   * tuning typos: "neuroscince of the brian" → brain, while "bash scripting" and "over", "them" stay as typed). A word
+   * no course uses, in a query of a few content words, needs a candidate used by `realWordUnusedMinCourses` courses
+   * and fitting the other words better, by any margin ("clincal trails desgin" → trials).
    */
   realWordRare: 2,
   realWordMinCourses: 10,
   realWordRatio: 10,
   realWordFloor: 0.3,
   realWordMargin: 0.2,
+  realWordUnusedMinCourses: 3,
 };

@@ -7,7 +7,7 @@ import { lexicalLedFusion, standardScoreFusion } from './rank-fusion';
 import { ENCODER, FUSION, SPELLING } from './ranking-weights';
 import type { SearchFacts } from './search-facts';
 import { SearchLexicon, words } from './search-lexicon';
-import { correctable, preferSlips, typingSlips } from './spelling';
+import { correctable, firstPlausible, preferSlips, typingSlips } from './spelling';
 import { EmbeddedSemantic } from './semantic/embedded-semantic';
 import type { WordVector } from './semantic/course-vector-index';
 import { SemanticSearch } from './semantic-search';
@@ -374,7 +374,8 @@ export class SearchEngine {
     const fixes = new Map<string, string>();
     if (!candidates.size) return fixes;
     const embedded = this.rankers.embedded;
-    // The context of a word: the query's known words, and the other misspelt words' first candidates.
+    // The context of a word: the query's known words, and the other misspelt words' first candidates that are typing
+    // slips (a distant key's word can be another subject: "moden" taken as model made "chian" a chain, not China).
     const known = queryWords.filter((w) => !candidates.has(w));
     const offered = [...candidates.values()].flat().map((c) => c.fix);
     const vectors: Map<string, WordVector> = embedded
@@ -412,7 +413,7 @@ export class SearchEngine {
     };
     for (const [word, all] of candidates) {
       const list = preferSlips(word, all);
-      around = sumOf([...known, ...[...candidates].filter(([w]) => w !== word).map(([, c]) => c[0].fix)]);
+      around = sumOf([...known, ...[...candidates].filter(([w]) => w !== word).map(([w, c]) => firstPlausible(w, c).fix)]);
       const fits = list.map((c) => cosine(c.fix));
       // A candidate the vectors cannot place (a stopword of the search, like "learning") cannot be compared: the
       // order without context decides then.
@@ -445,9 +446,10 @@ export class SearchEngine {
     const suspects = [...new Set(content)]
       .filter((w) => !fixes.has(w) && correctable(w) && !this.lexicon.knownWords.has(w) && embedded.catalogueFrequency(w) <= SPELLING.realWordRare)
       .slice(0, MAX_REAL_WORD_SUSPECTS);
+    const keywordLike = content.length <= MAX_SUBJECT_CONCEPTS;
     for (const word of suspects) {
       const own = embedded.catalogueFrequency(word);
-      const enough = Math.max(SPELLING.realWordMinCourses, SPELLING.realWordRatio * Math.max(1, own));
+      const { enough, unused } = realWordEvidence(own, keywordLike);
       const candidates = typingSlips(word)
         .filter((w) => !embedded.isStopword(w))
         .map((w) => ({ word: w, frequency: embedded.catalogueFrequency(w) }))
@@ -474,7 +476,7 @@ export class SearchEngine {
         const f = fit(c.word);
         if (f !== undefined && f > bestFit) [best, bestFit] = [c.word, f];
       }
-      if (best && (rare ? bestFit > ownFit : bestFit >= SPELLING.realWordFloor && bestFit - ownFit >= SPELLING.realWordMargin)) out.set(word, best);
+      if (best && (rare || unused ? bestFit > ownFit : bestFit >= SPELLING.realWordFloor && bestFit - ownFit >= SPELLING.realWordMargin)) out.set(word, best);
     }
     return out;
   }
@@ -491,6 +493,18 @@ export class SearchEngine {
       return [{ ...item, score: Math.round(h.score * 10_000) / 10_000 }];
     });
   }
+}
+
+/**
+ * How many courses a real word's candidate must be used by, and whether it must fit the query clearly better than the
+ * word typed. A word no course uses, in a query short enough to be keywords, finds nothing as typed: a candidate a few
+ * courses use that fits the other words better is the better guess ("clinical trails" → trials, 6 courses; "r
+ * programing" → programming, where the misspelling's own vector sits close to the word's). In a question, words no
+ * course uses are ordinary English ("tap", "toilet"), and the stricter rule stays.
+ */
+export function realWordEvidence(own: number, keywordLike: boolean): { enough: number; unused: boolean } {
+  if (own === 0 && keywordLike) return { enough: SPELLING.realWordUnusedMinCourses, unused: true };
+  return { enough: Math.max(SPELLING.realWordMinCourses, SPELLING.realWordRatio * Math.max(1, own)), unused: false };
 }
 
 /**

@@ -1,6 +1,10 @@
-/** Words worth correcting: long enough and made of ASCII letters (numbers, codes and other scripts are left alone). */
+/**
+ * Words worth correcting: long enough and made of ASCII letters, or of three letters or more with digits after them
+ * ("covid19", typed without the hyphen the titles have: a word no course uses, "covid" is); numbers, codes and other
+ * scripts are left alone.
+ */
 export function correctable(word: string): boolean {
-  return word.length >= 4 && word.length <= 30 && /^[a-z]+$/.test(word);
+  return word.length >= 4 && word.length <= 30 && /^[a-z]{3}[a-z]*[0-9]*$/.test(word);
 }
 
 // Each letter's neighbours on a QWERTY keyboard (same row and the rows above and below).
@@ -46,4 +50,13 @@ export function preferSlips<T extends { fix: string; oneEdit: boolean }>(typed: 
   const slips = new Set(typingSlips(typed));
   const plausible = candidates.filter((c) => !c.oneEdit || slips.has(c.fix));
   return plausible.some((c) => c.oneEdit) ? plausible : candidates;
+}
+
+/**
+ * The correction a misspelt word would get without context, for telling the query's other misspelt words what it is
+ * about: the first candidate that is a typing slip ("moden" → modern, not model, a distant key, though more courses
+ * use it), as preferSlips keeps them.
+ */
+export function firstPlausible<T extends { fix: string; oneEdit: boolean }>(typed: string, candidates: T[]): T {
+  return preferSlips(typed, candidates)[0];
 }

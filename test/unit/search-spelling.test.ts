@@ -1,5 +1,6 @@
-import { correctedConcepts, saidFirst, similarityText, subjectOf, subjectTitleText } from '../../src/search/search-engine';
-import { correctable, preferSlips, typingSlips } from '../../src/search/spelling';
+import { correctedConcepts, realWordEvidence, saidFirst, similarityText, subjectOf, subjectTitleText } from '../../src/search/search-engine';
+import { SPELLING } from '../../src/search/ranking-weights';
+import { correctable, firstPlausible, preferSlips, typingSlips } from '../../src/search/spelling';
 
 describe('the words a typed word may have been meant as (typing slips)', () => {
   it('a transposition, a dropped letter, a doubled letter and a neighbouring key are undone', () => {
@@ -32,8 +33,16 @@ describe('words worth correcting', () => {
   it('are 4–30 ASCII letters', () => {
     expect(correctable('brian')).toBe(true);
     expect(correctable('sql')).toBe(false);
-    expect(correctable('python3')).toBe(false);
     expect(correctable('café')).toBe(false);
+  });
+
+  it('include a word run into its number, which the titles hyphenate ("covid19"), but no code led by digits or short', () => {
+    expect(correctable('covid19')).toBe(true);
+    expect(correctable('python3')).toBe(true);
+    expect(correctable('cs50')).toBe(false);
+    expect(correctable('3dprinting')).toBe(false);
+    expect(correctable('k8s')).toBe(false);
+    expect(correctable('log4j')).toBe(false);
   });
 });
 
@@ -51,6 +60,12 @@ describe('corrections one edit away (preferSlips)', () => {
 
   it('takes two words typed as one over a distant key: "powerbi" is Power BI, not PowerAI', () => {
     expect(preferSlips('powerbi', [one('powerai'), one('power bi')]).map((c) => c.fix)).toEqual(['power bi']);
+  });
+
+  it("tells the other misspelt words the first candidate that is a slip: \"moden\" is modern, though more courses use model", () => {
+    expect(firstPlausible('moden', [one('model'), one('modern'), far('modena')]).fix).toBe('modern');
+    expect(firstPlausible('chian', [one('chain'), one('china')]).fix).toBe('chain');
+    expect(firstPlausible('linx', [one('line'), one('link')]).fix).toBe('line');
   });
 
   it('keeps every candidate when none is a slip', () => {
@@ -107,5 +122,16 @@ describe('a corrected query', () => {
     expect(subjectTitleText(leadership, leadership[0], [1.17, 0.19])).toBe('leadership');
     const happiness = [[['science']], [['happiness']]];
     expect(subjectTitleText(happiness, happiness[1], [0, 2.1])).toBe('happiness');
+  });
+});
+
+describe('a real word typed by mistake', () => {
+  it('when no course uses it, in a few keywords, needs a candidate a few courses use, fitting better by any margin', () => {
+    expect(realWordEvidence(0, true)).toEqual({ enough: SPELLING.realWordUnusedMinCourses, unused: true });
+  });
+
+  it('in a question, or when some course uses it, needs a candidate many more courses use, fitting clearly better', () => {
+    expect(realWordEvidence(0, false)).toEqual({ enough: SPELLING.realWordMinCourses, unused: false });
+    expect(realWordEvidence(2, true)).toEqual({ enough: 2 * SPELLING.realWordRatio, unused: false });
   });
 });
