@@ -35,7 +35,10 @@ async function main(): Promise<void> {
     ['tuning 2', load('search-eval-tuning2.json')],
     ['tuning 3', load('search-eval-tuning3.json')],
     ['tuning 4', load('search-eval-tuning4.json')],
-    ...['tuning', 'tuning-2', 'tuning-3', 'tuning-4', 'tuning-5'].map((split): [string, Judged[]] => [`typos ${split}`, typos.filter((q) => q.split === split)]),
+    ...['tuning', 'tuning-2', 'tuning-3', 'tuning-4', 'tuning-5'].map((split): [string, Judged[]] => [
+      `typos ${split}`,
+      typos.filter((q) => q.split === split),
+    ]),
   ];
   const scratch = await reuseCatalogue(url);
   try {
@@ -53,7 +56,12 @@ async function main(): Promise<void> {
         const said = Object.entries(filters).filter(([, v]) => v !== undefined);
         if (!said.length) continue;
         withFilters++;
-        process.stdout.write(`${set.padEnd(14)} ${q.kind.padEnd(12)} ${said.map(([k, v]) => `${k}=${String(v)}`).join(', ').padEnd(50)} ${q.query}\n`);
+        process.stdout.write(
+          `${set.padEnd(14)} ${q.kind.padEnd(12)} ${said
+            .map(([k, v]) => `${k}=${String(v)}`)
+            .join(', ')
+            .padEnd(50)} ${q.query}\n`,
+        );
       }
     }
     process.stdout.write(`\n${withFilters} of ${total} tuning queries get a filter\n`);
