@@ -48,11 +48,11 @@ function describesCourse(before: string, after: string, said: boolean): boolean 
 // describes the course (a noun: "experts", "beginners").
 const LEVEL_RULES: Array<[RegExp, Level]> = [
   [
-    /\b(for |as an? |i am an? |i'm an? )?(?:(?:complete|absolute|total) )?(?:beginners?|newbies?|novices?|dummies)\b|\b(introductory\b|entry[- ]level\b|from scratch\b|(?:with )?no (?:prior )?experience\b|starting out\b)/g,
+    /\b(introductory\b|beginners?[- ]friendly\b|entry[- ]level\b|from scratch\b|(?:with )?no (?:prior )?experience\b|starting out\b)|\b(for (?:the |an? )?|as an? |i am an? |i'm an? )?(?:(?:complete|absolute|total) )?(?:beginners?|newbies?|novices?|dummies)\b/g,
     'Beginner',
   ],
   [/\b(for )?(intermediate)(?: level| learners?)?\b/g, 'Intermediate'],
-  [/\b(advanced(?: level| learners?)?\b|expert[- ]level\b)|\b(for |as an? |i am an? |i'm an? )?experts?\b/g, 'Advanced'],
+  [/\b(advanced(?: level| learners?)?\b|expert[- ]level\b)|\b(for (?:the |an? )?|as an? |i am an? |i'm an? )?experts?\b/g, 'Advanced'],
 ];
 
 // "short" and "a weekend" are read as upper bounds on the course's duration.

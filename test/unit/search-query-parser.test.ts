@@ -24,6 +24,8 @@ describe('search query parser', () => {
     ['beginner python course', { level: 'Beginner' }],
     ['complete beginners guide to knitting', { level: 'Beginner' }],
     ['guitar beginners', { level: 'Beginner' }],
+    ['python beginner-friendly', { level: 'Beginner' }],
+    ['excel for the expert', { level: 'Advanced' }],
     ['expert level excel', { level: 'Advanced' }],
     ['expert-level excel', { level: 'Advanced' }],
     ['free online course in marketing', { maxCreditCost: 0 }],
