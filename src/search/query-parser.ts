@@ -24,13 +24,35 @@ export type Concept = string[][];
 const HOURS = String.raw`(\d+(?:\.\d+)?)\s*(?:hours?|hrs?|h)\b`;
 const UNDER = String.raw`(?:under|less than|below|at most|max(?:imum)?|up to|no more than|within|fewer than|<)\s*`;
 
+// A word naming who or what a course is for ("course", "guide", "level"): a level, price or duration word before it
+// describes the course ("beginner python course", "free online class", "short course on writing").
+const COURSE_WORD = String.raw`(?:course|class|lesson|tutorial|training|program|programme|guide|intro|introduction|overview|level|certificate|mooc)(?:e?s)?`;
+
+/**
+ * Words naming a level, price or duration that are also ordinary words ("experts", "free", "short"), and when they
+ * describe the course asked for rather than something the learner asks about: said of the learner ("for beginners",
+ * "as a beginner"), of a course word at most three words on ("expert level", "free online course"), or at a keyword
+ * query's edge ("free python", "guitar beginners"). Elsewhere, in a question, they are the question's own words:
+ * "how do lab experts analyse…", "the free tool statisticians rely on", "write a short story"; read as filters they
+ * would hide every relevant course outside them.
+ */
+function describesCourse(before: string, after: string, said: boolean): boolean {
+  if (said) return true;
+  if (new RegExp(String.raw`^(?:'s|s'|')?\s*(?:[\p{L}\p{N}-]+\s+){0,3}${COURSE_WORD}\b`, 'u').test(after.trim())) return true;
+  const wordsBefore = words(before).length;
+  const wordsAfter = words(after).length;
+  return wordsBefore === 0 || (wordsAfter === 0 && wordsBefore <= 3);
+}
+
+// Each rule: the phrase, and whether it names the level by itself (an adjective or a fixed phrase) or only where it
+// describes the course (a noun: "experts", "beginners").
 const LEVEL_RULES: Array<[RegExp, Level]> = [
   [
-    /\b(?:for |complete |absolute |total )?(?:beginners?|newbies?|novices?|dummies)\b|\bintroductory\b|\bentry[- ]level\b|\bfrom scratch\b|\b(?:with )?no (?:prior )?experience\b|\bstarting out\b/g,
+    /\b(introductory\b|beginners?[- ]friendly\b|entry[- ]level\b|from scratch\b|(?:with )?no (?:prior )?experience\b|starting out\b)|\b(for (?:the |an? )?|as an? |i am an? |i'm an? )?(?:(?:complete|absolute|total) )?(?:beginners?|newbies?|novices?|dummies)\b/g,
     'Beginner',
   ],
-  [/\b(?:for )?intermediate(?: level| learners?)?\b/g, 'Intermediate'],
-  [/\b(?:for )?(?:experts?|advanced(?: level| learners?)?)\b|\bexpert[- ]level\b/g, 'Advanced'],
+  [/\b(for )?(intermediate)(?: level| learners?)?\b/g, 'Intermediate'],
+  [/\b(advanced(?: level| learners?)?\b|expert[- ]level\b)|\b(for (?:the |an? )?|as an? |i am an? |i'm an? )?experts?\b/g, 'Advanced'],
 ];
 
 // "short" and "a weekend" are read as upper bounds on the course's duration.
@@ -49,19 +71,43 @@ export function extractFilters(query: string, lexicon: SearchLexicon): Extracted
       return ' ';
     });
   };
+  // Takes the phrase only where it describes the course asked for (describesCourse); elsewhere it stays to be ranked.
+  const takeDescribing = (re: RegExp, apply: (m: RegExpExecArray) => void, said: (m: RegExpExecArray) => boolean) => {
+    text = text.replace(re, (...args) => {
+      const m = args as unknown as RegExpExecArray;
+      const at = args[args.length - 2] as number;
+      const whole = args[args.length - 1] as string;
+      if (!describesCourse(whole.slice(0, at), whole.slice(at + m[0].length), said(m))) return m[0];
+      apply(m);
+      return ' ';
+    });
+  };
 
-  for (const [re, level] of LEVEL_RULES) take(re, () => (filters.level ??= level));
+  for (const [re, level] of LEVEL_RULES)
+    takeDescribing(
+      re,
+      () => (filters.level ??= level),
+      (m) => Boolean(m[1] || m[2]),
+    );
 
   take(new RegExp(String.raw`\b${UNDER}(\d+)\s*credits?\b|\b(\d+)\s*credits? or (?:less|fewer)\b`, 'g'), (m) => {
     filters.maxCreditCost = Math.min(filters.maxCreditCost ?? Infinity, Number(m[1] ?? m[2]));
   });
-  take(/\b(?:for )?free(?: of charge)?\b|\bno cost\b|\bwithout paying\b|\bzero credits?\b|\bcosts? nothing\b/g, () => (filters.maxCreditCost = 0));
+  takeDescribing(
+    /\b(for free\b|free of charge\b|no cost\b|without paying\b|zero credits?\b|costs? nothing\b)|\bfree\b/g,
+    () => (filters.maxCreditCost = 0),
+    (m) => Boolean(m[1]),
+  );
 
   const hours = (n: number) => (filters.maxDurationHours = Math.min(filters.maxDurationHours ?? Infinity, n));
   take(new RegExp(String.raw`\b${UNDER}${HOURS}|\b${HOURS}\s*(?:or less|max(?:imum)?|at most)\b`, 'g'), (m) => hours(Number(m[1] ?? m[2])));
   take(new RegExp(String.raw`\b${UNDER}(\d+)\s*(?:minutes?|mins?)\b`, 'g'), (m) => hours(Math.max(1, Math.ceil(Number(m[1]) / 60))));
   take(/\b(?:over |in |during |on )?(?:a|one|the|this|one single) weekend\b/g, () => hours(WEEKEND_HOURS));
-  take(/\b(?:short|quick|brief)\b/g, () => hours(SHORT_HOURS));
+  takeDescribing(
+    /\b(?:short|quick|brief)\b/g,
+    () => hours(SHORT_HOURS),
+    () => false,
+  );
 
   return { filters, rest: text.replace(/\s+/g, ' ').trim(), organisationCandidates: organisationCandidates(text, lexicon) };
 }
@@ -103,6 +149,22 @@ export function categoryMentions(tokens: string[], lexicon: SearchLexicon): Cate
     i += Math.max(1, n);
   }
   return out;
+}
+
+// A question in more content words than this names its subject in all of them: a category name among them is one of
+// those words ("how do I design a study…", "the language exam foreign students must take…"), not a filter.
+const QUESTION_CONTENT_WORDS = 4;
+// Words after which a category name is a verb the learner uses ("how do I design…", "we can design…").
+const SUBJECT_OR_MODAL = new Set(['i', 'we', 'you', 'they', 'can', 'could', 'should', 'would', 'will', 'must', 'might', 'may']);
+
+/**
+ * Positions of category names that are ordinary words of the query rather than the category asked for: a verb after a
+ * subject or modal, or any in a question of more than QUESTION_CONTENT_WORDS content words. They are ranked like any
+ * other word (buildConcepts' `subjectAt`); as filters they would hide every relevant course filed under another one.
+ */
+export function ordinaryCategoryWords(tokens: string[], mentions: CategoryMention[], lexicon: SearchLexicon): Set<number> {
+  const question = tokens.filter((t) => !lexicon.stopwords.has(t)).length > QUESTION_CONTENT_WORDS;
+  return new Set(mentions.filter((m) => question || (m.at > 0 && SUBJECT_OR_MODAL.has(tokens[m.at - 1]))).map((m) => m.at));
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Queryable } from '../common/database';
 import type { CoursesService } from '../courses/courses.service';
 import { InterpretedDto, RelaxedFilter, SearchResponseDto, SearchResultDto } from './dto/search.dto';
 import { COMMON_WORD_RANK, CorrectionCandidate, LexicalSearch, RankedHit, RankedPage } from './lexical-search.store';
-import { buildConcepts, CategoryMention, categoryMentions, Concept, extractFilters, SearchFilters } from './query-parser';
+import { buildConcepts, CategoryMention, categoryMentions, Concept, extractFilters, ordinaryCategoryWords, SearchFilters } from './query-parser';
 import { lexicalLedFusion, standardScoreFusion } from './rank-fusion';
 import { ENCODER, FUSION, SPELLING } from './ranking-weights';
 import type { SearchFacts } from './search-facts';
@@ -321,6 +321,7 @@ export class SearchEngine {
     // encoding starts now and runs beside it (search() asks for the same text and waits for this encoding).
     if (asked.length) this.encodeEarly(semanticText);
     const subjectAt = await this.categoryWordsOfSubjects(asked);
+    for (const at of ordinaryCategoryWords(tokens, mentions, this.lexicon)) subjectAt.add(at);
     // A category name read from a corrected word is a guess: ranked, it still puts the category's courses first when
     // right, while as a filter it would hide every course outside it ("organic chemestry" left no course to rank). So is
     // one right after a corrected word: it ends the term the learner misspelt ("humna rigths law": human rights courses

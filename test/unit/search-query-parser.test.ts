@@ -1,4 +1,4 @@
-import { buildConcepts, categoryMentions, extractFilters, toTsQuery } from '../../src/search/query-parser';
+import { buildConcepts, categoryMentions, extractFilters, ordinaryCategoryWords, toTsQuery } from '../../src/search/query-parser';
 import { reciprocalRankFusion } from '../../src/search/rank-fusion';
 import { SearchLexicon, words } from '../../src/search/search-lexicon';
 import { embeddingsEndpoint } from '../../src/search/embeddings.client';
@@ -16,6 +16,38 @@ describe('search query parser', () => {
     const out = extractFilters(query, lexicon);
     expect(out.filters).toEqual(filters);
     expect(out.rest).toBe(rest);
+  });
+
+  it.each([
+    ['guitar for beginners', { level: 'Beginner' }],
+    ['as a beginner how do i start drawing', { level: 'Beginner' }],
+    ['beginner python course', { level: 'Beginner' }],
+    ['complete beginners guide to knitting', { level: 'Beginner' }],
+    ['guitar beginners', { level: 'Beginner' }],
+    ['python beginner-friendly', { level: 'Beginner' }],
+    ['excel for the expert', { level: 'Advanced' }],
+    ['expert level excel', { level: 'Advanced' }],
+    ['expert-level excel', { level: 'Advanced' }],
+    ['free online course in marketing', { maxCreditCost: 0 }],
+    ['free project management course', { maxCreditCost: 0 }],
+    ['python course for free', { maxCreditCost: 0 }],
+    ['short course on writing', { maxDurationHours: 10 }],
+    ['quick introduction to r', { maxDurationHours: 10 }],
+  ])('reads a level, price or duration word that describes the course: "%s" → %j', (query, filters) =>
+    expect(extractFilters(query, lexicon).filters).toEqual(filters),
+  );
+
+  it.each([
+    'how do lab experts analyse blood stains, fingerprints and DNA left at a crime scene',
+    'what do experts say about intermittent fasting',
+    'the free tool statisticians rely on to crunch numbers and plot results',
+    'what to do with my free time on weekdays',
+    'how to write a short story that editors accept',
+    'a brief history of the roman empire',
+  ])('keeps a level, price or duration word of a question to rank: "%s"', (query) => {
+    const out = extractFilters(query, lexicon);
+    expect(out.filters).toEqual({});
+    expect(out.rest).toBe(query.toLowerCase());
   });
 
   it('offers "from"/"by" phrases longest first, short names expanded', () => {
@@ -50,6 +82,19 @@ describe('search query parser', () => {
     expect(concepts).toHaveLength(2);
     expect(concepts[0]).toContainEqual(['user', 'experience']);
     expect(concepts[1]).toEqual([['design']]);
+  });
+
+  it('ranks a category name used as a verb or said in a long question instead of filtering on it', () => {
+    const ordinary = (query: string) => {
+      const tokens = words(query);
+      return [...ordinaryCategoryWords(tokens, categoryMentions(tokens, lexicon), lexicon)].map((at) => tokens[at]);
+    };
+    expect(ordinary('how do I design a study, gather data and draw sound conclusions for my dissertation')).toEqual(['design']);
+    expect(ordinary('how can we design logos')).toEqual(['design']);
+    expect(ordinary('pass the language exam foreign students must take to get into a British or American university')).toEqual(['language']);
+    expect(ordinary('graphic design')).toEqual([]);
+    expect(ordinary('law courses from harvard')).toEqual([]);
+    expect(ordinary('ancient history')).toEqual([]);
   });
 
   it('ranks a category name that is all there is to rank, besides filtering on it', () => {
