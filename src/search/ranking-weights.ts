@@ -1,8 +1,12 @@
 /** The fields of a course the expanded BM25F scores. */
 export type Bm25Field = 'title' | 'category' | 'topics' | 'description';
 
-/** What a course's sentence vector may be made of; ENCODER.texts picks one or several (summed into one vector). */
-export type EncodedText = 'lead' | 'title' | 'topics';
+/**
+ * What a course's sentence vector may be made of; ENCODER.texts picks one or several (summed into one vector):
+ * "title. lead of the description", the title, "title. topics", "title. the description after the lead" (more) and
+ * the lead's sentences each a text (their weight shared out between them).
+ */
+export type EncodedText = 'lead' | 'title' | 'topics' | 'more' | 'sentences';
 
 // Every constant that decides how search ranks courses, in one place. Each was chosen with `npm run search:eval --
 // --tuning` (the tuning sets only; data/README.md has the figures); the eval can override them through SEARCH_EVAL_*.
@@ -74,9 +78,20 @@ export const BLEND = { expanded: 0.5, floor: 0.2, feedbackDocs: 5, feedbackWeigh
  * said in words must be relaxed. Texts and
  * feedback were chosen on the tuning sets (data/README.md): "title. first sentences" and the title together beat either
  * alone and "title. topics", and feedback from 3–10 courses with weights 0.5–1 helped at almost every setting tried.
+ * `weights` weighs a kind's text in the sum (1 unless told); a longer lead, the text after it, the lead's sentences and
+ * other weights each cost some keyword or typo query on the tuning sets (data/README.md, round 20).
  */
-export const ENCODER: { texts: EncodedText[]; maxChars: number; feedbackDocs: number; feedbackWeight: number; floor: number; strong: number } = {
+export const ENCODER: {
+  texts: EncodedText[];
+  weights: Partial<Record<EncodedText, number>>;
+  maxChars: number;
+  feedbackDocs: number;
+  feedbackWeight: number;
+  floor: number;
+  strong: number;
+} = {
   texts: ['lead', 'title'],
+  weights: {},
   maxChars: 400,
   feedbackDocs: 5,
   feedbackWeight: 1,

@@ -1,5 +1,5 @@
 import * as core from '@energetic-ai/core';
-import { courseText, CourseTexts, textsOf } from '../../src/search/encoder/course-texts';
+import { courseText, CourseTexts, sentenceTexts, textsOf } from '../../src/search/encoder/course-texts';
 import { encodePendingCourses, VectorSink } from '../../src/search/encoder/encode-courses';
 import { EncoderPool } from '../../src/search/encoder/encoder-pool';
 import { initModel } from '@energetic-ai/embeddings';
@@ -251,6 +251,29 @@ describe('the text a course is encoded from', () => {
   it('is one text per kind chosen (the lead and the title), a text two kinds share only once', () => {
     expect(ENCODER.texts).toEqual(['lead', 'title']);
     expect(course(1, 'Volcanoes', 'How they erupt.').texts).toEqual(['Volcanoes. How they erupt.', 'Volcanoes']);
+    expect(course(1, 'Volcanoes', 'How they erupt.').weights).toEqual([1, 1]);
     expect(course(2, 'Volcanoes', '').texts).toEqual(['Volcanoes']);
+    expect(course(2, 'Volcanoes', '').weights).toEqual([2]);
+  });
+
+  it('goes on after the lead for "more", the title again in front', () => {
+    const description = Array.from({ length: 60 }, (_, i) => `Sentence number ${i}.`).join(' ');
+    const c = { title: 'Volcanoes', description, topics: '' };
+    const lead = courseText('lead', c);
+    const more = courseText('more', c);
+    expect(more.startsWith('Volcanoes. ')).toBe(true);
+    expect(`${lead} ${more.slice('Volcanoes. '.length)}`.startsWith(lead)).toBe(true);
+    expect(`Volcanoes. ${description}`.startsWith(`${lead} ${more.slice('Volcanoes. '.length)}`)).toBe(true);
+    expect(courseText('more', { title: 'Volcanoes', description: 'How they erupt.', topics: '' })).toBe('');
+  });
+
+  it('splits the lead into sentences for "sentences", a short fragment joined to the next (or the last)', () => {
+    expect(
+      sentenceTexts({ description: 'Hi. Volcanoes are openings in the crust of a planet. Lava flows out of them when they erupt, hot and fast!' }),
+    ).toEqual(['Hi. Volcanoes are openings in the crust of a planet.', 'Lava flows out of them when they erupt, hot and fast!']);
+    expect(sentenceTexts({ description: 'Volcanoes are openings in the crust of a planet. They erupt.' })).toEqual([
+      'Volcanoes are openings in the crust of a planet. They erupt.',
+    ]);
+    expect(sentenceTexts({ description: '' })).toEqual([]);
   });
 });

@@ -119,7 +119,13 @@ async function main(): Promise<void> {
     const embedded = new EmbeddedSemantic(preparingSql(db), db, lexicon.stopwords);
     await embedded.refresh();
     const encoder = new SentenceRanker(db);
-    const run = await encodePendingCourses(allCourseTexts(db), encoder.store, pool);
+    // A kept or reused database keeps the vectors of texts no longer read too, so trying other course texts
+    // (SEARCH_EVAL_ENCODER) and going back does not encode the catalogue again.
+    const keepAll = reuse !== undefined || process.argv.includes('--keep');
+    const store = keepAll
+      ? { stored: (h: string[]) => encoder.store.stored(h), save: (h: string[], v: Float32Array[]) => encoder.store.save(h, v), prune: async () => 0 }
+      : encoder.store;
+    const run = await encodePendingCourses(allCourseTexts(db), store, pool);
     process.stdout.write(`sentence encoder: ${run.encoded} texts encoded in ${run.ms} ms on ${pool.threads} threads (${ENCODER.texts.join(' + ')})\n`);
     await pool.close();
     await Promise.all([encoder.load(), encoder.refresh()]);

@@ -8,6 +8,8 @@ export interface CourseTexts {
   id: number;
   texts: string[];
   hashes: string[];
+  /** Each text's weight in the course's one vector (ENCODER.weights; a text two kinds share, their sum). */
+  weights: number[];
 }
 
 // Courses read per statement.
@@ -15,12 +17,19 @@ const PAGE = 1000;
 
 /**
  * The text of each kind, ≤ ENCODER.maxChars characters (the encoder's cost grows with the text, and a course's opening
- * says what it is about): "title. first sentences of the description", the title alone, or "title. topic titles".
+ * says what it is about): "title. first sentences of the description", the title alone, "title. topic titles", or
+ * "title. the description's next sentences after the lead" (empty when the lead holds all of it).
  */
 export function courseText(kind: EncodedText, c: Pick<CourseWords, 'title' | 'description' | 'topics'>): string {
   const max = ENCODER.maxChars;
   const title = c.title.trim();
   if (kind === 'title') return title.slice(0, max);
+  if (kind === 'more') {
+    const lead = courseText('lead', c);
+    const flat = `${title}. ${c.description}`.replace(/\s+/g, ' ').trim();
+    const rest = flat.length > lead.length ? flat.slice(lead.length).trim() : '';
+    return rest ? clip(`${title}. ${rest}`, max) : '';
+  }
   const rest = kind === 'topics' ? c.topics.replace(/\s+\.\s+/g, '; ') : c.description;
   return clip(rest ? `${title}. ${rest}` : title, max);
 }
@@ -40,15 +49,33 @@ export function textHash(text: string): string {
   return createHash('md5').update(text).digest('hex');
 }
 
+/** The description's sentences within ENCODER.maxChars, each a text (a fragment too short to say much joins the next). */
+export function sentenceTexts(c: Pick<CourseWords, 'description'>): string[] {
+  const lead = clip(c.description, ENCODER.maxChars);
+  const out: string[] = [];
+  let carry = '';
+  for (const piece of lead.split(/(?<=[.!?])\s+/)) {
+    carry = carry ? `${carry} ${piece}` : piece;
+    if (carry.length >= 40) (out.push(carry), (carry = ''));
+  }
+  if (carry) out.length ? (out[out.length - 1] += ` ${carry}`) : out.push(carry);
+  return out;
+}
+
 export function textsOf(c: CourseWords): CourseTexts {
-  const texts = [...new Set(ENCODER.texts.map((kind) => courseText(kind, c)))];
-  return { id: c.id, texts, hashes: texts.map(textHash) };
+  const weights = new Map<string, number>();
+  for (const kind of ENCODER.texts) {
+    const list = kind === 'sentences' ? sentenceTexts(c) : [courseText(kind, c)];
+    for (const text of list) if (text) weights.set(text, (weights.get(text) ?? 0) + (ENCODER.weights[kind] ?? 1) / list.length);
+  }
+  const texts = [...weights.keys()];
+  return { id: c.id, texts, hashes: texts.map(textHash), weights: [...weights.values()] };
 }
 
 /** Every course's encoder texts, page by page (published or not: publishing a course then costs no encoding). */
 export async function* allCourseTexts(db: Queryable): AsyncGenerator<CourseTexts[]> {
   // Descriptions are read only as far as any text can use them.
-  const descriptionChars = ENCODER.maxChars + 200;
+  const descriptionChars = (ENCODER.texts.includes('more') ? 2 : 1) * ENCODER.maxChars + 200;
   for (let after = 0; ;) {
     const page = await courseWordsPage(db, after, PAGE, descriptionChars);
     if (page.length) yield page.map(textsOf);

@@ -92,9 +92,8 @@ export class SentenceIndex {
 }
 
 /**
- * One row per course: the sum of its texts' vectors (ENCODER.texts), made unit length. A cosine with it weighs each
- * text alike, and the scan costs the same as with one text (a course whose texts are not all encoded yet uses those
- * that are).
+ * One row per course: the sum of its texts' vectors (ENCODER.texts, each times its weight), made unit length. The scan
+ * costs the same as with one text (a course whose texts are not all encoded yet uses those that are).
  */
 function build(courses: CourseTexts[], vectors: Map<string, Float32Array>): Matrix {
   const D = SENTENCE_DIMENSIONS;
@@ -102,10 +101,11 @@ function build(courses: CourseTexts[], vectors: Map<string, Float32Array>): Matr
   const rows = DotKernel.create(kept.length, true, D, true);
   kept.forEach((c, r) => {
     const sum = new Float32Array(D);
-    for (const h of c.hashes) {
+    c.hashes.forEach((h, t) => {
       const v = vectors.get(h);
-      if (v) for (let i = 0; i < D; i++) sum[i] += v[i];
-    }
+      const w = c.weights[t];
+      if (v) for (let i = 0; i < D; i++) sum[i] += w * v[i];
+    });
     rows.matrix.set(unit(sum), r * D);
   });
   return { ids: Int32Array.from(kept.map((c) => c.id)), rows };
