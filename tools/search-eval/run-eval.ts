@@ -123,7 +123,11 @@ async function main(): Promise<void> {
     // (SEARCH_EVAL_ENCODER) and going back does not encode the catalogue again.
     const keepAll = reuse !== undefined || process.argv.includes('--keep');
     const store = keepAll
-      ? { stored: (h: string[]) => encoder.store.stored(h), save: (h: string[], v: Float32Array[]) => encoder.store.save(h, v), prune: async () => 0 }
+      ? {
+          stored: (h: string[]) => encoder.store.stored(h),
+          save: (h: string[], v: Float32Array[]) => encoder.store.save(h, v),
+          prune: () => Promise.resolve(0),
+        }
       : encoder.store;
     const run = await encodePendingCourses(allCourseTexts(db), store, pool);
     process.stdout.write(`sentence encoder: ${run.encoded} texts encoded in ${run.ms} ms on ${pool.threads} threads (${ENCODER.texts.join(' + ')})\n`);

@@ -56,9 +56,12 @@ export function sentenceTexts(c: Pick<CourseWords, 'description'>): string[] {
   let carry = '';
   for (const piece of lead.split(/(?<=[.!?])\s+/)) {
     carry = carry ? `${carry} ${piece}` : piece;
-    if (carry.length >= 40) (out.push(carry), (carry = ''));
+    if (carry.length < 40) continue;
+    out.push(carry);
+    carry = '';
   }
-  if (carry) out.length ? (out[out.length - 1] += ` ${carry}`) : out.push(carry);
+  if (carry && out.length) out[out.length - 1] += ` ${carry}`;
+  else if (carry) out.push(carry);
   return out;
 }
 
