@@ -62,7 +62,7 @@ describe('corrections one edit away (preferSlips)', () => {
     expect(preferSlips('powerbi', [one('powerai'), one('power bi')]).map((c) => c.fix)).toEqual(['power bi']);
   });
 
-  it("tells the other misspelt words the first candidate that is a slip: \"moden\" is modern, though more courses use model", () => {
+  it('tells the other misspelt words the first candidate that is a slip: "moden" is modern, though more courses use model', () => {
     expect(firstPlausible('moden', [one('model'), one('modern'), far('modena')]).fix).toBe('modern');
     expect(firstPlausible('chian', [one('chain'), one('china')]).fix).toBe('chain');
     expect(firstPlausible('linx', [one('line'), one('link')]).fix).toBe('line');
