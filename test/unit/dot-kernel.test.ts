@@ -74,4 +74,49 @@ describe('the SIMD dot-product kernel', () => {
     plain.matrix.set(listed.matrix);
     expect(plain.doubleDots(query, list)).toEqual(got);
   });
+
+  it.each([1, 300, 1000])('gives the best %i rows the full scan’s products, bit for bit, after its coarse int8 scan', (k) => {
+    const dims = 512;
+    const rows = 4001;
+    const full = DotKernel.create(rows, true, dims, true);
+    const coarse = DotKernel.create(rows, true, dims, true, true);
+    let x = k;
+    const random = () => (x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 30 - 1;
+    // Rows around a few centres (close products, as course texts have), unit length, some repeated (exact ties).
+    const centres = Array.from({ length: 8 }, () => Float32Array.from({ length: dims }, random));
+    for (let r = 0; r < rows; r++) {
+      const v = r % 97 === 5 ? full.matrix.slice((r - 1) * dims, r * dims) : Float32Array.from({ length: dims }, (_, i) => centres[r % 8][i] + random());
+      let n = 0;
+      for (const f of v) n += f * f;
+      full.matrix.set(
+        v.map((f) => f / Math.sqrt(n)),
+        r * dims,
+      );
+    }
+    coarse.matrix.set(full.matrix);
+    coarse.quantize();
+    for (let t = 0; t < 3; t++) {
+      const q = Float32Array.from({ length: dims }, (_, i) => centres[t][i] + random());
+      let n = 0;
+      for (const f of q) n += f * f;
+      const query = q.map((f) => f / Math.sqrt(n));
+      const exact = full.dots(query);
+      const best = coarse.dotsOfBest(query, k);
+      const order = (scores: Float32Array) => [...scores.keys()].sort((a, b) => scores[b] - scores[a] || a - b).slice(0, k);
+      const top = order(exact);
+      expect(order(best)).toEqual(top);
+      for (const r of top) expect(Object.is(best[r], exact[r])).toBe(true);
+      // Far fewer rows than all are computed in float32.
+      expect(best.filter((s) => s !== -Infinity).length).toBeLessThan(rows / 2);
+    }
+  });
+
+  it('scans in full without its int8 copy, or when most rows are asked for', () => {
+    const kernel = DotKernel.create(40, true, 512, true, true);
+    for (let i = 0; i < kernel.matrix.length; i++) kernel.matrix[i] = Math.sin(i);
+    const query = Float32Array.from({ length: 512 }, (_, i) => Math.cos(i));
+    expect(kernel.dotsOfBest(query, 5)).toEqual(kernel.dots(query));
+    kernel.quantize();
+    expect(kernel.dotsOfBest(query, 20)).toEqual(kernel.dots(query));
+  });
 });

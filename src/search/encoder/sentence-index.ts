@@ -72,9 +72,12 @@ export class SentenceIndex {
   rank(query: Float32Array, max: number, floor: number): Array<{ id: number; score: number; cosine: number }> {
     const { ids, rows } = this.matrix;
     if (!ids.length) return [];
-    const first = rows.dots(query);
     const { feedbackDocs, feedbackWeight } = ENCODER;
-    if (!feedbackDocs || !feedbackWeight) return topScores(first, max, floor).map((c) => ({ id: ids[c], score: first[c], cosine: first[c] }));
+    const feedback = Boolean(feedbackDocs && feedbackWeight);
+    // Only the best `max` (or the feedback pool) are read out of the first pass: the other rows' products are not
+    // computed (-Infinity), and those read are the full scan's, bit for bit.
+    const first = rows.dotsOfBest(query, feedback ? Math.max(FEEDBACK_POOL, max) : max);
+    if (!feedback) return topScores(first, max, floor).map((c) => ({ id: ids[c], score: first[c], cosine: first[c] }));
     const D = SENTENCE_DIMENSIONS;
     const m = rows.matrix;
     const pool = topScores(first, Math.max(FEEDBACK_POOL, max), -Infinity);
@@ -98,7 +101,7 @@ export class SentenceIndex {
 function build(courses: CourseTexts[], vectors: Map<string, Float32Array>): Matrix {
   const D = SENTENCE_DIMENSIONS;
   const kept = courses.filter((c) => c.hashes.some((h) => vectors.has(h)));
-  const rows = DotKernel.create(kept.length, true, D, true);
+  const rows = DotKernel.create(kept.length, true, D, true, true);
   kept.forEach((c, r) => {
     const sum = new Float32Array(D);
     c.hashes.forEach((h, t) => {
@@ -108,5 +111,6 @@ function build(courses: CourseTexts[], vectors: Map<string, Float32Array>): Matr
     });
     rows.matrix.set(unit(sum), r * D);
   });
+  rows.quantize();
   return { ids: Int32Array.from(kept.map((c) => c.id)), rows };
 }
