@@ -340,7 +340,10 @@ function headsSql(where: string, n: number): string {
          FROM search_heads h CROSS JOIN q
         WHERE h.head @@ q.any_q AND ${where}),
      tops AS ((SELECT true AS all_list, * FROM (${top('WHERE all_match')}) a) UNION ALL (SELECT false, * FROM (${top('')}) b)),
-     similarity AS (
+     -- Materialized, so that a course on both lists is compared with the text once: inlined, the planner joined every
+     -- row of the two lists to its course and computed the similarity per row (most courses naming every concept
+     -- are also the best naming any, so that was twice the trigram work).
+     similarity AS MATERIALIZED (
        SELECT c.id, word_similarity($${n - 1}, lower(c.title)) AS sim FROM published_courses c WHERE c.id IN (SELECT id FROM tops)),
      scored AS (
        SELECT t.all_list, t.id, t.base + 0.3 * s.sim AS score,
