@@ -26,7 +26,8 @@ const baseRoot = process.env.BENCH_BASE_ROOT;
 const serviceRoot = resolve(process.env.BENCH_SERVICE_ROOT ?? join(__dirname, '..'));
 const TICK_MS = 10; // USER_HZ: /proc's clock ticks are 1/100 s on Linux
 
-const queries = judgedQueries().map((q) => q.query);
+const judged = judgedQueries();
+const queries = judged.map((q) => q.query);
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -164,7 +165,11 @@ async function main(): Promise<void> {
           `this ${f1(t.cpu[r - 1].all)} (main ${f1(t.cpu[r - 1].main)}) ms\n`,
       );
     }
-    const differing = queries.filter((_, q) => sides[0].answers[q] !== sides[1].answers[q]);
+    const differs = (q: number) => sides[0].answers[q] !== sides[1].answers[q];
+    const differing = queries.filter((_, q) => differs(q));
+    // Held-out queries are counted, never printed: whoever tunes the search reads this output.
+    const shown = queries.filter((_, q) => differs(q) && !judged[q].heldOut);
+    const hidden = differing.length - shown.length;
     process.stdout.write(
       `\nPOST /api/search, limit 10, ${n} courses: ${queries.length} judged queries × ${rounds} rounds after a warm-up round, the two builds alternated\n\n`,
     );
@@ -180,7 +185,8 @@ async function main(): Promise<void> {
     const ratio = (p: number) => sides[1].http.map((xs, r) => f1((100 * pct(xs, p)) / pct(sides[0].http[r], p))).join(', ');
     process.stdout.write(`\nthis / base per round: p50 ${ratio(50)} %; p95 ${ratio(95)} % (load ${loads.join(', ')})\n`);
     process.stdout.write(
-      `answers differing between the two: ${differing.length} of ${queries.length}${differing.length ? `: ${differing.slice(0, 10).join(' | ')}` : ''}\n`,
+      `answers differing between the two: ${differing.length} of ${queries.length}${shown.length ? `: ${shown.slice(0, 10).join(' | ')}` : ''}` +
+        `${hidden ? ` (${hidden} of them held-out queries, not shown)` : ''}\n`,
     );
   } finally {
     await Promise.all(

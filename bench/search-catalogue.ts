@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 const SYNTHETIC_SIZE = 20_000;
 
 /** Every judged query of the eval's files (data/), with its kind, in the order the files list them. */
-export function judgedQueries(): Array<{ query: string; kind: string }> {
+export function judgedQueries(): Array<{ query: string; kind: string; heldOut: boolean }> {
   const files = [
     'search-eval.json',
     'search-eval-learners.json',
@@ -20,10 +20,9 @@ export function judgedQueries(): Array<{ query: string; kind: string }> {
     'search-eval-typos.json',
   ];
   return files.flatMap((file) =>
-    (JSON.parse(readFileSync(join(__dirname, '..', 'data', file), 'utf8')) as { queries: Array<{ query: string; kind: string }> }).queries.map((q) => ({
-      query: q.query,
-      kind: q.kind,
-    })),
+    (JSON.parse(readFileSync(join(__dirname, '..', 'data', file), 'utf8')) as { queries: Array<{ query: string; kind: string; split?: string }> }).queries.map(
+      (q) => ({ query: q.query, kind: q.kind, heldOut: q.split?.startsWith('held-out') ?? false }),
+    ),
   );
 }
 
