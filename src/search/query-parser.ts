@@ -28,17 +28,23 @@ const UNDER = String.raw`(?:under|less than|below|at most|max(?:imum)?|up to|no 
 // describes the course ("beginner python course", "free online class", "short course on writing").
 const COURSE_WORD = String.raw`(?:course|class|lesson|tutorial|training|program|programme|guide|intro|introduction|overview|level|certificate|mooc)(?:e?s)?`;
 
+// A course word at most three words before ("python courses that are free", "web design classes, free").
+const COURSE_WORD_BEFORE = new RegExp(String.raw`\b${COURSE_WORD}\b[\s,]*(?:[\p{L}\p{N}'-]+[\s,]+){0,2}$`, 'u');
+// Said of the course or the learner with a verb "to be" ("that are free", "someone who is a complete beginner").
+const SAID_OF = /\b(?:is|are|am|be|'m|'re)\s+(?:(?:completely|totally|entirely|really|always)\s+)?(?:an?\s+)?$/;
+
 /**
  * Words naming a level, price or duration that are also ordinary words ("experts", "free", "short"), and when they
  * describe the course asked for rather than something the learner asks about: said of the learner ("for beginners",
- * "as a beginner"), of a course word at most three words on ("expert level", "free online course"), or at a keyword
- * query's edge ("free python", "guitar beginners"). Elsewhere, in a question, they are the question's own words:
+ * "as a beginner", "who is a beginner"), of a course word at most three words on or before ("expert level", "free
+ * online course", "courses that are free"), or at a keyword query's edge ("free python", "guitar beginners"). Elsewhere, in a question, they are the question's own words:
  * "how do lab experts analyse…", "the free tool statisticians rely on", "write a short story"; read as filters they
  * would hide every relevant course outside them.
  */
 function describesCourse(before: string, after: string, said: boolean): boolean {
   if (said) return true;
   if (new RegExp(String.raw`^(?:'s|s'|')?\s*(?:[\p{L}\p{N}-]+\s+){0,3}${COURSE_WORD}\b`, 'u').test(after.trim())) return true;
+  if (COURSE_WORD_BEFORE.test(before) || SAID_OF.test(before)) return true;
   const wordsBefore = words(before).length;
   const wordsAfter = words(after).length;
   return wordsBefore === 0 || (wordsAfter === 0 && wordsBefore <= 3);

@@ -31,6 +31,10 @@ describe('search query parser', () => {
     ['free online course in marketing', { maxCreditCost: 0 }],
     ['free project management course', { maxCreditCost: 0 }],
     ['python course for free', { maxCreditCost: 0 }],
+    ['python courses that are free', { maxCreditCost: 0 }],
+    ['web design classes, free', { maxCreditCost: 0 }],
+    ['data science courses for beginners that are completely free', { level: 'Beginner', maxCreditCost: 0 }],
+    ['an intro to statistics for someone who is a complete beginner', { level: 'Beginner' }],
     ['short course on writing', { maxDurationHours: 10 }],
     ['quick introduction to r', { maxDurationHours: 10 }],
   ])('reads a level, price or duration word that describes the course: "%s" → %j', (query, filters) =>
