@@ -152,16 +152,7 @@ const tf = core as unknown as {
  * encoder benchmark compares both).
  */
 export function splitAttentionHeads(on = true): void {
-  if (tf.getBackend() !== 'wasm') return;
-  const current = tf.getKernel<MatMulArgs, TensorInfo>('BatchMatMul', 'wasm');
-  if (!current || Boolean(current.split) === on) return;
-  const original = current.split ? current.original! : current;
-  tf.unregisterKernel('BatchMatMul', 'wasm');
-  if (!on) {
-    tf.registerKernel(original);
-    return;
-  }
-  const kernelFunc = (args: MatMulArgs): TensorInfo => {
+  replaceWasmKernel<MatMulArgs, TensorInfo>('BatchMatMul', on, (original) => (args) => {
     const { a, b } = args.inputs;
     const { backend, attrs } = args;
     const rank = a.shape.length;
@@ -189,8 +180,7 @@ export function splitAttentionHeads(on = true): void {
       for (const t of [ai, bi, oi]) backend.disposeData(t.dataId);
     }
     return out;
-  };
-  tf.registerKernel({ ...original, kernelFunc, split: true, original });
+  });
 }
 
 interface SplitArgs {
@@ -206,16 +196,7 @@ interface SplitArgs {
  * its output: the same values, bit for bit. `on = false` puts the backend's own kernel back.
  */
 export function splitFromHeap(on = true): void {
-  if (tf.getBackend() !== 'wasm') return;
-  const current = tf.getKernel<SplitArgs, TensorInfo[]>('SplitV', 'wasm');
-  if (!current || Boolean(current.split) === on) return;
-  const original = current.split ? current.original! : current;
-  tf.unregisterKernel('SplitV', 'wasm');
-  if (!on) {
-    tf.registerKernel(original);
-    return;
-  }
-  const kernelFunc = (args: SplitArgs): TensorInfo[] => {
+  replaceWasmKernel<SplitArgs, TensorInfo[]>('SplitV', on, (original) => (args) => {
     const { x } = args.inputs;
     const { backend } = args;
     if (x.dtype !== 'float32' && x.dtype !== 'int32') return original.kernelFunc(args);
@@ -240,8 +221,20 @@ export function splitFromHeap(on = true): void {
       offset += run;
     });
     return outs;
-  };
-  tf.registerKernel({ ...original, kernelFunc, split: true, original });
+  });
+}
+
+/**
+ * Registers the WebAssembly backend's kernel `name` as `make(original)` (on) or puts the backend's own back (off); the
+ * replacement keeps the original beside it, so switching twice either way changes nothing.
+ */
+function replaceWasmKernel<Args, Out>(name: string, on: boolean, make: (original: KernelConfig<Args, Out>) => (args: Args) => Out): void {
+  if (tf.getBackend() !== 'wasm') return;
+  const current = tf.getKernel<Args, Out>(name, 'wasm');
+  if (!current || Boolean(current.split) === on) return;
+  const original = current.split ? current.original! : current;
+  tf.unregisterKernel(name, 'wasm');
+  tf.registerKernel(on ? { ...original, kernelFunc: make(original), split: true, original } : original);
 }
 
 /** `from` (rows × cols, row-major) written transposed into `to` (cols × rows). */
