@@ -28,6 +28,8 @@ const UNDER = String.raw`(?:under|less than|below|at most|max(?:imum)?|up to|no 
 // describes the course ("beginner python course", "free online class", "short course on writing").
 const COURSE_WORD = String.raw`(?:course|class|lesson|tutorial|training|program|programme|guide|intro|introduction|overview|level|certificate|mooc)(?:e?s)?`;
 
+// A course word at most three words after ("free online course", "expert level").
+const COURSE_WORD_AFTER = new RegExp(String.raw`^(?:'s|s'|')?\s*(?:[\p{L}\p{N}-]+\s+){0,3}${COURSE_WORD}\b`, 'u');
 // A course word at most three words before ("python courses that are free", "web design classes, free").
 const COURSE_WORD_BEFORE = new RegExp(String.raw`\b${COURSE_WORD}\b[\s,]*(?:[\p{L}\p{N}'-]+[\s,]+){0,2}$`, 'u');
 // Said of the course or the learner with a verb "to be" ("that are free", "someone who is a complete beginner").
@@ -43,7 +45,7 @@ const SAID_OF = /\b(?:is|are|am|be|'m|'re)\s+(?:(?:completely|totally|entirely|r
  */
 function describesCourse(before: string, after: string, said: boolean): boolean {
   if (said) return true;
-  if (new RegExp(String.raw`^(?:'s|s'|')?\s*(?:[\p{L}\p{N}-]+\s+){0,3}${COURSE_WORD}\b`, 'u').test(after.trim())) return true;
+  if (COURSE_WORD_AFTER.test(after.trim())) return true;
   if (COURSE_WORD_BEFORE.test(before) || SAID_OF.test(before)) return true;
   const wordsBefore = words(before).length;
   const wordsAfter = words(after).length;
