@@ -183,6 +183,26 @@ describe('POST /api/search understands filters said in words', () => {
     expect(ids(res)).toEqual([fits.id]);
   });
 
+  it('a level or price word that the question says of something else is ranked, not a filter', async () => {
+    const w = word();
+    const { course: beginner } = await course({ title: `Forensic ${w}`, level: 'Beginner', creditCost: 15 });
+    const res = await search(`how do lab experts check ${w} stains when the free tool fails`);
+    expect(res.body.data.interpreted.level).toBeUndefined();
+    expect(res.body.data.interpreted.max_credit_cost).toBeUndefined();
+    expect(res.body.data.relaxed).toBeUndefined();
+    expect(ids(res)).toContain(beginner.id);
+  });
+
+  it('"courses that are free" and "who is a beginner" still filter', async () => {
+    const w = word();
+    const { course: free } = await course({ title: `Pottery ${w}`, creditCost: 0, level: 'Beginner' });
+    await course({ title: `Pottery ${w} paid`, creditCost: 20, level: 'Beginner' });
+    await course({ title: `Pottery ${w} advanced`, creditCost: 0, level: 'Advanced' });
+    const res = await search(`${w} courses that are free for someone who is a beginner`);
+    expect(res.body.data.interpreted).toMatchObject({ level: 'Beginner', max_credit_cost: 0 });
+    expect(ids(res)).toEqual([free.id]);
+  });
+
   it('a category name or synonym becomes the category filter', async () => {
     const w = word();
     const { course: maths } = await course({ title: `Puzzles ${w}`, category: 'Math' });
