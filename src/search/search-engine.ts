@@ -341,8 +341,12 @@ export class SearchEngine {
     const concepts = buildConcepts(tokens, this.lexicon, filters, subjectAt).slice(0, MAX_CONCEPTS);
     const text = concepts.map((c) => c[0].join(' ')).join(' ');
     // The content words as typed, and those misspelt (corrected, or unknown and left as they were). Two words typed as
-    // one ("timeseries") are no slip of a title word: they stand for the words of their correction.
-    const asTyped = (w: string) => (corrections.get(w)?.includes(' ') ? corrections.get(w)!.split(' ') : [w]);
+    // one ("timeseries") or a word run into its number ("covid19") are no slip of a title word: they stand for the
+    // words of their correction.
+    const asTyped = (w: string) => {
+      const fix = corrections.get(w);
+      return fix && (fix.includes(' ') || /\d/.test(w)) ? fix.split(' ') : [w];
+    };
     const typedWords = words(rest)
       .flatMap(asTyped)
       .filter((w) => !this.lexicon.stopwords.has(w));
