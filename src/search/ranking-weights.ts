@@ -38,6 +38,13 @@ export const FUSION = {
   lexicalGap: 0.2,
 };
 
+/**
+ * The titles ranked by a short corrected query's words as typed (fuzzy-titles.ts), beside the lexical ranking that
+ * depends on the one correction chosen per misspelt word: its weight in the lexical-led fusion, and how many titles a
+ * misspelt word finds at most (what bounds its cost on a large catalogue).
+ */
+export const FUZZY_TITLES = { weight: 0.2, maxTitlesPerWord: 300 };
+
 /** BM25F (Robertson and Zaragoza): each field's term frequency, length-normalised by its own `b`, weighed and summed. */
 export const BM25F = {
   fields: { title: { weight: 3, b: 0.5 }, category: { weight: 1, b: 0 }, topics: { weight: 1.5, b: 0.5 }, description: { weight: 1, b: 0.75 } } as Record<

@@ -4,7 +4,7 @@ import { InterpretedDto, RelaxedFilter, SearchResponseDto, SearchResultDto } fro
 import { COMMON_WORD_RANK, CorrectionCandidate, LexicalSearch, RankedHit, RankedPage } from './lexical-search.store';
 import { buildConcepts, CategoryMention, categoryMentions, Concept, extractFilters, ordinaryCategoryWords, SearchFilters } from './query-parser';
 import { lexicalLedFusion, standardScoreFusion } from './rank-fusion';
-import { ENCODER, FUSION, SPELLING } from './ranking-weights';
+import { ENCODER, FUSION, FUZZY_TITLES, SPELLING } from './ranking-weights';
 import type { SearchFacts } from './search-facts';
 import { SearchLexicon, words } from './search-lexicon';
 import { correctable, firstPlausible, preferSlips, typingSlips } from './spelling';
@@ -101,7 +101,7 @@ export class SearchEngine {
   }
 
   async search(query: string, limit: number): Promise<SearchResponseDto> {
-    const { filters, text, concepts, corrections, rareFixes, tokens, semanticText } = await this.understand(query);
+    const { filters, text, concepts, corrections, rareFixes, tokens, semanticText, typedWords, misspelt } = await this.understand(query);
     const rareCorrection = rareFixes.length > 0;
     const semantic = Boolean(text && (this.rankers.embedded || this.rankers.hosted || this.rankers.encoder));
     const depth = semantic ? FUSION_DEPTH : limit;
@@ -156,6 +156,12 @@ export class SearchEngine {
       const leads = lexicalLeads(lexical, concepts.length, corrections.size > 0, rareCorrection);
       // A filter said in words and nothing corrected: the lexical ranking's clear gaps stay (lexicalLedFusion).
       const keepGaps = corrections.size === 0 && Object.values(applied).some((v) => v !== undefined);
+      // A short query with a corrected word: its titles ranked by the words as typed, which needs no correction,
+      // reorder what the lexical ranking puts close together when a correction was wrong or missing.
+      const fuzzy =
+        leads && corrections.size && concepts.length <= MAX_SUBJECT_CONCEPTS
+          ? (this.facts?.fuzzyTitles(typedWords, misspelt, applied, { maxTitlesPerWord: FUZZY_TITLES.maxTitlesPerWord, depth }) ?? [])
+          : [];
       hits = (
         leads
           ? lexicalLedFusion(
@@ -164,6 +170,7 @@ export class SearchEngine {
                 { ids: ids(embeddedHits), weight: FUSION.embeddedWhenLexicalStrong },
                 { ids: ids(hostedHits), weight: FUSION.hostedWhenLexicalStrong },
                 { ids: ids(encoderHits), weight: FUSION.encoderWhenLexicalStrong },
+                { ids: ids(fuzzy), weight: FUZZY_TITLES.weight },
               ],
               keepGaps,
             )
@@ -333,7 +340,18 @@ export class SearchEngine {
     }
     const concepts = buildConcepts(tokens, this.lexicon, filters, subjectAt).slice(0, MAX_CONCEPTS);
     const text = concepts.map((c) => c[0].join(' ')).join(' ');
-    return { filters, text, concepts, corrections, rareFixes, tokens, semanticText };
+    // The content words as typed, and those misspelt (corrected, or unknown and left as they were). Two words typed as
+    // one ("timeseries") or a word run into its number ("covid19") are no slip of a title word: they stand for the
+    // words of their correction.
+    const asTyped = (w: string) => {
+      const fix = corrections.get(w);
+      return fix && (fix.includes(' ') || /\d/.test(w)) ? fix.split(' ') : [w];
+    };
+    const typedWords = words(rest)
+      .flatMap(asTyped)
+      .filter((w) => !this.lexicon.stopwords.has(w));
+    const misspelt = [...new Set([...raw, ...corrections.keys()].flatMap(asTyped))];
+    return { filters, text, concepts, corrections, rareFixes, tokens, semanticText, typedWords, misspelt };
   }
 
   /** Starts the encoding of the query's text (kept in the encoder's cache for rank()), when the encoder will be asked. */

@@ -9,7 +9,10 @@ import {
   organisationPattern,
   passesFilters,
   publishedCourseFacts,
+  publishedTitles,
 } from './lexical-search.store';
+import { documentsStamp } from './search.store';
+import { FuzzyTitleIndex, FuzzyTitleOptions } from './fuzzy-titles';
 import type { SearchFilters } from './query-parser';
 
 // How often the facts in memory are compared with the table, besides catalogue notifications.
@@ -18,13 +21,16 @@ const CHECK_EVERY_MS = 3000;
 /**
  * The filter facts of every published course and the names a query's "from …" may resolve to, in memory, so that the
  * semantic engines' candidates are filtered and organisations resolved without a round trip (otherwise the first
- * statement of a search, and the last before its results are read). They follow the table as the engines' indexes do:
- * reloaded on every catalogue notification and whenever a check every 3 s finds the table's stamp moved. Until the
- * first load, filter() answers null and the caller asks PostgreSQL.
+ * statement of a search, and the last before its results are read), and the published titles by word, for ranking
+ * them by a typo query's words as typed (FuzzyTitleIndex). They follow the tables as the engines' indexes do: reloaded
+ * on every catalogue notification and whenever a check every 3 s finds the facts' or the documents' version moved (a
+ * title edit rebuilds the course's document and leaves its facts). Until the first load, filter() answers null and the
+ * caller asks PostgreSQL, and fuzzyTitles() answers null.
  */
 export class SearchFacts {
   private facts: Map<number, CourseFacts> | null = null;
   private names: { organisations: MatchableName[]; tutors: MatchableName[] } = { organisations: [], tutors: [] };
+  private titles: FuzzyTitleIndex | null = null;
   private stamp = '';
   private readonly checks = new PeriodicTask({ name: SearchFacts.name, intervalMs: CHECK_EVERY_MS, firstDelayMs: 0, unref: true }, () => this.refresh());
   private readonly reloads = new CoalescedRun(() => this.reloadIfChanged());
@@ -45,11 +51,12 @@ export class SearchFacts {
   }
 
   private async reloadIfChanged(): Promise<void> {
-    const stamp = await courseFactsStamp(this.db);
+    const stamp = (await Promise.all([courseFactsStamp(this.db), documentsStamp(this.db)])).join(':');
     if (stamp === this.stamp && this.facts) return;
-    const [rows, names] = await Promise.all([publishedCourseFacts(this.db), organisationNames(this.db)]);
+    const [rows, names, titles] = await Promise.all([publishedCourseFacts(this.db), organisationNames(this.db), publishedTitles(this.db)]);
     this.facts = new Map(rows.map((r) => [r.id, r]));
     this.names = names;
+    this.titles = new FuzzyTitleIndex(titles);
     this.stamp = stamp;
   }
 
@@ -78,5 +85,22 @@ export class SearchFacts {
       if (hit) return { index, name: hit.name };
     }
     return null;
+  }
+
+  /**
+   * The published courses passing the filters ranked by how closely their titles hold the query's words as typed
+   * (FuzzyTitleIndex.rank), or null while nothing is loaded.
+   */
+  fuzzyTitles(typed: string[], misspelt: Iterable<string>, filters: SearchFilters, options: FuzzyTitleOptions): Array<{ id: number; score: number }> | null {
+    const facts = this.facts;
+    const titles = this.titles;
+    if (!facts || !titles) return null;
+    const ranked = titles.rank(typed, misspelt, { ...options, depth: Infinity });
+    return ranked
+      .filter((h) => {
+        const c = facts.get(h.id);
+        return c !== undefined && passesFilters(c, filters);
+      })
+      .slice(0, options.depth);
   }
 }

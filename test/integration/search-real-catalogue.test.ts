@@ -154,6 +154,17 @@ describe("POST /api/search understands questions asked in the learner's own word
     expect(titles(res).filter((t: string) => /biology/i.test(t)).length).toBeGreaterThanOrEqual(4);
   });
 
+  it('ranks titles by the words as typed beside the corrections: "probablity thoery" gives probability courses', async () => {
+    // Corrected to "probability theory", the lexical ranking puts a discrete-mathematics course naming both words in
+    // its topics first; the titles holding the typed words' closest matches lift the probability courses above it.
+    const res = await api.post('/api/search', { query: 'probablity thoery', limit: 5 });
+    expect(res.status).toBe(200);
+    const { data } = res.body as { data: { interpreted: { corrections?: Record<string, string> }; results: Array<{ title: string }> } };
+    expect(data.interpreted.corrections).toEqual({ probablity: 'probability', thoery: 'theory' });
+    expect(data.results).toHaveLength(5);
+    expect(data.results.filter((r) => !/probabilit/i.test(r.title))).toEqual([]);
+  });
+
   it('takes a dropped letter over a distant key: "linx comand line" is about Linux, not a line', async () => {
     const res = await api.post('/api/search', { query: 'linx comand line', limit: 5 });
     expect(res.status).toBe(200);

@@ -17,13 +17,15 @@ const course = (id: number, over: Partial<CourseFacts> = {}): CourseFacts => ({
  * A database answering the facts queries from `rows` (the version changes with them), counting the loads; the names
  * statements answer the organisations by number of courses and the tutors in the order given.
  */
-function factsDb(rows: CourseFacts[], tutors: string[] = []) {
+function factsDb(rows: CourseFacts[], tutors: string[] = [], titles: Record<number, string> = {}) {
   const named = (names: string[]) => names.map((name) => ({ name, lower: name.toLowerCase() }));
   const db = {
     rows,
+    titles,
     loads: 0,
     query: (text: string) => {
-      if (text.includes('search_versions')) return Promise.resolve([{ version: JSON.stringify(db.rows) }]);
+      if (text.includes('search_versions')) return Promise.resolve([{ version: JSON.stringify([db.rows, db.titles]) }]);
+      if (text.includes('c.title')) return Promise.resolve(db.rows.map((r) => ({ id: r.id, title: db.titles[r.id] ?? `Course ${r.id}` })));
       if (text.includes('published_tutors')) return Promise.resolve(named(tutors));
       if (text.includes('GROUP BY')) {
         const counts = new Map<string, number>();
@@ -50,7 +52,7 @@ describe('the search facts in memory', () => {
   });
 
   it('keeps the published courses passing each filter, as the filter statement does', async () => {
-    const facts = new SearchFacts(factsDb(rows) as unknown as Queryable);
+    const facts = new SearchFacts(factsDb(rows));
     await facts.refresh();
     const pass = (filters: Parameters<SearchFacts['filter']>[1]) => [...facts.filter([1, 2, 3, 4, 99], filters)!].sort();
     // 99 is no published course.
@@ -69,7 +71,7 @@ describe('the search facts in memory', () => {
 
   it('reloads only when the stamp moved', async () => {
     const db = factsDb(rows);
-    const facts = new SearchFacts(db as unknown as Queryable);
+    const facts = new SearchFacts(db);
     await facts.refresh();
     await facts.refresh();
     expect(db.loads).toBe(1);
@@ -99,5 +101,18 @@ describe('the search facts in memory', () => {
     expect(facts.resolveOrganisation(['stan', 'lovelace hopper'])).toBeNull();
     // Regular expression characters are taken literally.
     expect(facts.resolveOrganisation(['michigan.*'])).toBeNull();
+  });
+
+  it('ranks the published titles passing the filters by the words as typed, and follows a title edit', async () => {
+    const db = factsDb(rows, [], { 1: 'Game Theory', 2: 'Game Theory for Strategists', 3: 'Board Games', 4: 'Theory of Computation' });
+    const facts = new SearchFacts(db);
+    const options = { maxTitlesPerWord: 100, depth: 10 };
+    expect(facts.fuzzyTitles(['game', 'theroy'], ['theroy'], {}, options)).toBeNull();
+    await facts.refresh();
+    expect(facts.fuzzyTitles(['game', 'theroy'], ['theroy'], {}, options)!.map((h) => h.id)).toEqual([1, 2, 4]);
+    expect(facts.fuzzyTitles(['game', 'theroy'], ['theroy'], { level: 'Advanced' }, options)!.map((h) => h.id)).toEqual([2]);
+    db.titles = { ...db.titles, 3: 'Theory of Board Games' };
+    await facts.refresh();
+    expect(facts.fuzzyTitles(['game', 'theroy'], ['theroy'], {}, options)!.map((h) => h.id)).toEqual([1, 2, 3, 4]);
   });
 });

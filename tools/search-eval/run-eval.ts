@@ -24,8 +24,9 @@ import { defaultEncoderThreads, EncoderPool } from '../../src/search/encoder/enc
 import { SentenceRanker } from '../../src/search/encoder/sentence-ranker';
 import { embedPendingCourses } from '../../src/search/embedding-indexer';
 import { EmbeddingsClient } from '../../src/search/embeddings.client';
-import { BLEND, ENCODER, EXPANSION, FUSION, SPELLING } from '../../src/search/ranking-weights';
+import { BLEND, ENCODER, EXPANSION, FUSION, FUZZY_TITLES, SPELLING } from '../../src/search/ranking-weights';
 import { SearchEngine } from '../../src/search/search-engine';
+import { SearchFacts } from '../../src/search/search-facts';
 import { SearchLexicon } from '../../src/search/search-lexicon';
 import { EmbeddedSemantic, preparingSql } from '../../src/search/semantic/embedded-semantic';
 import { SemanticSearch } from '../../src/search/semantic-search';
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
   override('EXPANSION', EXPANSION);
   override('ENCODER', ENCODER);
   override('SPELLING', SPELLING);
+  override('FUZZY_TITLES', FUZZY_TITLES);
   const reuse = process.argv.includes('--reuse') ? process.argv[process.argv.indexOf('--reuse') + 1] : undefined;
   const typos = load('search-eval-typos.json');
   const sets: Record<SetName, Judged[]> = {
@@ -141,7 +143,10 @@ async function main(): Promise<void> {
       hosted = new SemanticSearch(db, client);
     }
     const lexicalOnly = new SearchEngine(db, lexicon, courses);
-    const ours = new SearchEngine(db, lexicon, courses, { embedded, hosted, encoder });
+    // Ours keeps the published courses' facts and titles in memory, as the API does with either semantic engine on.
+    const facts = new SearchFacts(db);
+    await facts.refresh();
+    const ours = new SearchEngine(db, lexicon, courses, { embedded, hosted, encoder }, undefined, facts);
     const bm25 = await buildBm25Baseline(db);
     const ids =
       (engine: SearchEngine): Ranker =>

@@ -1,0 +1,81 @@
+/**
+ * What the fuzzy title ranking costs (src/search/fuzzy-titles.ts): `DATABASE_URL=<a database with the catalogue> node
+ * -r ./scripts/swc-register.js bench/fuzzy-titles.ts`. Reads the published titles, builds the index over them and over
+ * the catalogue grown to 20,000 courses as bench/search-catalogue.ts grows it (each course copied under ten title
+ * prefixes), and times FuzzyTitleIndex.rank over the tuning typo queries (data/search-eval-typos.json): each query's
+ * content words, its misspelt ones taken as those no title uses. Prints build time, heap the index holds, and the
+ * median, p95 and p99 time per query, and the slowest query's median over five rounds. FUZZY_TITLES_CAP=<n> sets the titles a misspelt word finds at most.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../src/database/data-source';
+import { FuzzyTitleIndex, titleWords } from '../src/search/fuzzy-titles';
+import { FUZZY_TITLES } from '../src/search/ranking-weights';
+import { SearchLexicon } from '../src/search/search-lexicon';
+
+const CAP = Number(process.env.FUZZY_TITLES_CAP ?? FUZZY_TITLES.maxTitlesPerWord);
+
+const PREFIXES = ['Applied', 'Modern', 'Practical', 'Essential', 'Advanced Topics in', 'Foundations of', 'Mastering', 'Hands-on', 'Principles of', 'Exploring'];
+
+function heapUsed(): number {
+  global.gc?.();
+  return process.memoryUsage().heapUsed;
+}
+
+function measure(label: string, titles: Array<{ id: number; title: string }>, queries: string[], stopwords: Set<string>): void {
+  const before = heapUsed();
+  const started = performance.now();
+  const index = new FuzzyTitleIndex(titles);
+  const built = performance.now() - started;
+  const held = heapUsed() - before;
+  const known = new Set(titles.flatMap((t) => titleWords(t.title)));
+  const times: number[] = [];
+  // Each query's median over the rounds: a pause of the collector or of the loaded machine inflates one round only.
+  const medians: number[] = [];
+  let found = 0;
+  for (const q of queries) {
+    const typed = titleWords(q).filter((w) => !stopwords.has(w));
+    const misspelt = typed.filter((w) => w.length >= 4 && !known.has(w));
+    const rounds: number[] = [];
+    // Round 0 warms the code up and is not counted.
+    for (let round = 0; round <= 5; round++) {
+      const t = performance.now();
+      const hits = index.rank(typed, misspelt, { maxTitlesPerWord: CAP, depth: 100 });
+      if (round > 0) rounds.push(performance.now() - t);
+      else found += hits.length;
+    }
+    times.push(...rounds);
+    medians.push(rounds.sort((a, b) => a - b)[2]);
+  }
+  times.sort((a, b) => a - b);
+  const at = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))].toFixed(3);
+  process.stdout.write(
+    `${label}, cap ${CAP}: ${index.size} titles, built in ${built.toFixed(0)} ms, heap ${(held / 2 ** 20).toFixed(1)} MB; ` +
+      `rank per query p50 ${at(0.5)} ms, p95 ${at(0.95)} ms, p99 ${at(0.99)} ms, slowest query's median ${Math.max(...medians).toFixed(3)} ms (${queries.length} queries × 5, ${(found / queries.length).toFixed(0)} titles each)\n`,
+  );
+}
+
+async function main(): Promise<void> {
+  const db = new DataSource(dataSourceOptions(process.env.DATABASE_URL!));
+  await db.initialize();
+  const titles: Array<{ id: number; title: string }> = await db.query(`SELECT id, title FROM courses WHERE published ORDER BY id`);
+  await db.destroy();
+  const file = JSON.parse(readFileSync(join(__dirname, '..', 'data', 'search-eval-typos.json'), 'utf8')) as {
+    queries: Array<{ query: string; split: string }>;
+  };
+  const queries = file.queries.filter((q) => q.split.startsWith('tuning')).map((q) => q.query);
+  const { stopwords } = SearchLexicon.load();
+  measure('real catalogue', titles, queries, stopwords);
+  const grown = [...titles];
+  for (let copy = 0; grown.length < 20_000; copy++) {
+    for (const t of titles) {
+      if (grown.length >= 20_000) break;
+      grown.push({ id: 1_000_000 * (copy + 1) + t.id, title: `${PREFIXES[copy]} ${t.title}` });
+    }
+  }
+  measure('20,000 courses', grown, queries, stopwords);
+}
+
+void main();

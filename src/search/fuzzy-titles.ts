@@ -1,0 +1,176 @@
+/**
+ * The published courses' titles by word, for ranking them by the words of a query as typed, with no correction: a
+ * misspelt word finds the titles holding a word a slip or two away from it (a letter dropped, doubled, struck by the
+ * wrong key, two letters swapped), looked up in a deletion index over the titles' vocabulary (each word and each way of
+ * dropping one of its letters), never over the titles themselves, so a look-up costs what the query's words match, not
+ * the catalogue. A query word with a letter dropped matches a title word when both lose the same letter or the title
+ * word loses the one the learner left out ("robtics": robotics less its second o), which trigram look-ups miss inside
+ * short words.
+ */
+
+// Typed words shorter than this are matched exactly (short words are a slip away from dozens of others).
+const MIN_FUZZY_LENGTH = 4;
+// Typed words this long may be two slips from the title word; shorter ones one.
+const TWO_SLIPS_LENGTH = 8;
+
+export interface FuzzyTitleOptions {
+  /**
+   * Titles a misspelt word finds at most: its matches are taken closest first and, at the same distance, rarest first,
+   * and a match that would take it over this many titles is skipped (a word a slip from a very common one, "moden"
+   * from model, finds the rarer matches alone). What the ranking costs is bounded by it.
+   */
+  maxTitlesPerWord: number;
+  /** Courses ranked at most. */
+  depth: number;
+}
+
+interface WordMatch {
+  word: number;
+  similarity: number;
+}
+
+/** The restricted Damerau–Levenshtein distance (optimal string alignment): a swap of two neighbours is one edit. */
+export function slipDistance(a: string, b: string, max = Infinity): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  const rows = a.length + 1;
+  const cols = b.length + 1;
+  const d = new Array<number>(rows * cols);
+  for (let i = 0; i < rows; i++) d[i * cols] = i;
+  for (let j = 0; j < cols; j++) d[j] = j;
+  for (let i = 1; i < rows; i++) {
+    let rowMin = Infinity;
+    for (let j = 1; j < cols; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[(i - 1) * cols + j] + 1, d[i * cols + j - 1] + 1, d[(i - 1) * cols + j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[(i - 2) * cols + j - 2] + 1);
+      d[i * cols + j] = v;
+      rowMin = Math.min(rowMin, v);
+    }
+    if (rowMin > max) return max + 1;
+  }
+  return d[rows * cols - 1];
+}
+
+/** The words of a title or query as the index keeps them: lower-cased runs of letters and digits. */
+export function titleWords(text: string): string[] {
+  return text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+}
+
+function deletions(word: string): string[] {
+  const out = new Set<string>();
+  for (let i = 0; i < word.length; i++) out.add(word.slice(0, i) + word.slice(i + 1));
+  return [...out];
+}
+
+export class FuzzyTitleIndex {
+  /** Word id → word. */
+  private readonly vocabulary: string[] = [];
+  private readonly ids = new Map<string, number>();
+  /** Word id → the courses whose title holds it. */
+  private readonly postings: number[][] = [];
+  /** A word of the vocabulary, or one with a letter dropped → the word ids it comes from. */
+  private readonly deleted = new Map<string, number[]>();
+  /** Course id → its title's distinct word ids. */
+  private readonly titles = new Map<number, Uint32Array>();
+
+  constructor(courses: Iterable<{ id: number; title: string }>) {
+    for (const { id, title } of courses) {
+      const own = new Set<number>();
+      for (const w of titleWords(title)) {
+        let wid = this.ids.get(w);
+        if (wid === undefined) {
+          wid = this.vocabulary.length;
+          this.vocabulary.push(w);
+          this.ids.set(w, wid);
+          this.postings.push([]);
+          if (w.length >= MIN_FUZZY_LENGTH - 1) {
+            for (const key of [w, ...deletions(w)]) {
+              const from = this.deleted.get(key);
+              if (from) from.push(wid);
+              else this.deleted.set(key, [wid]);
+            }
+          }
+        }
+        if (!own.has(wid)) {
+          own.add(wid);
+          this.postings[wid].push(id);
+        }
+      }
+      this.titles.set(id, Uint32Array.from(own));
+    }
+  }
+
+  get size(): number {
+    return this.titles.size;
+  }
+
+  /** The title words a typed word may stand for, each with its similarity (1 − slips / the word's length). */
+  matches(typed: string): WordMatch[] {
+    const exact = this.ids.get(typed);
+    if (typed.length < MIN_FUZZY_LENGTH) return exact === undefined ? [] : [{ word: exact, similarity: 1 }];
+    const max = typed.length >= TWO_SLIPS_LENGTH ? 2 : 1;
+    const keys = new Set([typed, ...deletions(typed)]);
+    if (max === 2) for (const once of deletions(typed)) for (const twice of deletions(once)) keys.add(twice);
+    const seen = new Set<number>();
+    const out: WordMatch[] = [];
+    for (const key of keys) {
+      for (const word of this.deleted.get(key) ?? []) {
+        if (seen.has(word)) continue;
+        seen.add(word);
+        const d = slipDistance(typed, this.vocabulary[word], max);
+        if (d <= max) out.push({ word, similarity: 1 - d / typed.length });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The titles ranked by the query's content words as typed: the titles holding a match of a misspelt word (at most
+   * options.maxTitlesPerWord each), each scored Σ over the typed words of weight × the similarity of its closest
+   * match in the title, a word weighing ln(1 + titles found / titles holding a match of it), so that a common word
+   * typed right ("security", "web") does not rule over the rare word the learner misspelt.
+   */
+  rank(typed: string[], misspelt: Iterable<string>, options: FuzzyTitleOptions): Array<{ id: number; score: number }> {
+    const words = [...new Set(typed)];
+    const matchesOf = new Map(words.map((w) => [w, this.matches(w)]));
+    const found = new Set<number>();
+    for (const w of new Set(misspelt)) {
+      const list = [...(matchesOf.get(w) ?? this.matches(w))].sort(
+        (a, b) => b.similarity - a.similarity || this.postings[a.word].length - this.postings[b.word].length || a.word - b.word,
+      );
+      let taken = 0;
+      for (const m of list) {
+        const courses = this.postings[m.word];
+        if (taken + courses.length > options.maxTitlesPerWord) continue;
+        taken += courses.length;
+        for (const id of courses) found.add(id);
+      }
+    }
+    if (!found.size) return [];
+    // Each title word a typed word may stand for, with its similarity to each typed word (0 for the others).
+    const similarities = new Map<number, Float64Array>();
+    const weights = words.map((w, k) => {
+      const list = matchesOf.get(w)!;
+      for (const m of list) {
+        let row = similarities.get(m.word);
+        if (!row) similarities.set(m.word, (row = new Float64Array(words.length)));
+        row[k] = m.similarity;
+      }
+      const holding = list.reduce((n, m) => n + this.postings[m.word].length, 0);
+      return holding ? Math.log(1 + found.size / holding) : 0;
+    });
+    const best = new Float64Array(words.length);
+    const out: Array<{ id: number; score: number }> = [];
+    for (const id of found) {
+      best.fill(0);
+      for (const wid of this.titles.get(id)!) {
+        const row = similarities.get(wid);
+        if (row) for (let k = 0; k < row.length; k++) if (row[k] > best[k]) best[k] = row[k];
+      }
+      let score = 0;
+      for (let k = 0; k < best.length; k++) score += weights[k] * best[k];
+      out.push({ id, score });
+    }
+    return out.sort((a, b) => b.score - a.score || a.id - b.id).slice(0, options.depth);
+  }
+}

@@ -1,0 +1,61 @@
+import { FuzzyTitleIndex, slipDistance, titleWords } from '../../src/search/fuzzy-titles';
+
+const options = { maxTitlesPerWord: 1000, depth: 100 };
+const ids = (hits: Array<{ id: number }>) => hits.map((h) => h.id);
+
+describe('the fuzzy title index', () => {
+  it('counts a swap of two neighbours as one slip', () => {
+    expect(slipDistance('theroy', 'theory')).toBe(1);
+    expect(slipDistance('robtics', 'robotics')).toBe(1);
+    expect(slipDistance('stratgey', 'strategy')).toBe(1);
+    expect(slipDistance('strqtegyy', 'strategy')).toBe(2);
+    expect(slipDistance('python', 'python')).toBe(0);
+    // Past the bound it answers bound + 1 without finishing.
+    expect(slipDistance('cryptography', 'security', 2)).toBe(3);
+    expect(titleWords('Game Theory: Strategy & C++')).toEqual(['game', 'theory', 'strategy', 'c']);
+  });
+
+  it('finds a title through a transposition and through a letter dropped inside a word', () => {
+    const index = new FuzzyTitleIndex([
+      { id: 1, title: 'Game Theory' },
+      { id: 2, title: 'Robotics and Automation' },
+      { id: 3, title: 'Introduction to Python' },
+    ]);
+    expect(ids(index.rank(['game', 'theroy'], ['theroy'], options))).toEqual([1]);
+    // "robtics": a letter dropped inside a short word, under a trigram look-up's threshold.
+    expect(ids(index.rank(['robtics'], ['robtics'], options))).toEqual([2]);
+    // Two slips in a long word (a wrong key and one struck twice) are within reach; a word three slips away is not.
+    const strategy = new FuzzyTitleIndex([{ id: 7, title: 'Competitive Strategy' }]);
+    expect(ids(strategy.rank(['strqtegyy'], ['strqtegyy'], options))).toEqual([7]);
+    expect(strategy.rank(['strtgy'], ['strtgy'], options)).toEqual([]);
+  });
+
+  it('finds titles by the misspelt words only, and a common word typed right does not rule', () => {
+    const titles = [
+      { id: 1, title: 'Applied Cryptography' },
+      { id: 2, title: 'Cryptography and Network Security' },
+      ...Array.from({ length: 20 }, (_, i) => ({ id: 10 + i, title: `Network Security Foundations ${i}` })),
+    ];
+    const index = new FuzzyTitleIndex(titles);
+    const ranked = index.rank(['cryptograpy', 'netwrok', 'security'], ['cryptograpy', 'netwrok'], options);
+    // The two cryptography titles lead; the twenty naming network security only follow.
+    expect(ids(ranked).slice(0, 2)).toEqual([2, 1]);
+    expect(ranked).toHaveLength(22);
+    expect(ranked[1].score).toBeGreaterThan(ranked[2].score);
+    // "security" typed right finds no title by itself.
+    expect(index.rank(['security'], [], options)).toEqual([]);
+  });
+
+  it('holds the cap on the titles a misspelt word finds, keeping its rarer matches', () => {
+    const titles = [
+      ...Array.from({ length: 50 }, (_, i) => ({ id: 100 + i, title: `Model Building ${i}` })),
+      { id: 1, title: 'Modern China' },
+      { id: 2, title: 'Modern Art' },
+    ];
+    const index = new FuzzyTitleIndex(titles);
+    // "moden" is a slip from model (50 titles) and from modern (2): under a cap of 10, modern's titles alone.
+    expect(ids(index.rank(['moden'], ['moden'], { maxTitlesPerWord: 10, depth: 100 })).sort()).toEqual([1, 2]);
+    expect(index.rank(['moden'], ['moden'], { maxTitlesPerWord: 100, depth: 100 })).toHaveLength(52);
+    expect(index.rank(['moden'], ['moden'], { maxTitlesPerWord: 100, depth: 5 })).toHaveLength(5);
+  });
+});
