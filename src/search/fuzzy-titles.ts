@@ -12,6 +12,10 @@
 const MIN_FUZZY_LENGTH = 4;
 // Typed words this long may be two slips from the title word; shorter ones one.
 const TWO_SLIPS_LENGTH = 8;
+// Two typed words read as one misspelt title word make at least this many letters (shorter joins match by chance).
+const JOINED_MIN_LENGTH = 7;
+// Typed words this long (and shorter than TWO_SLIPS_LENGTH) may be two slips from the title word when none is one away.
+const SHORT_TWO_SLIPS_LENGTH = 5;
 
 export interface FuzzyTitleOptions {
   /**
@@ -54,6 +58,12 @@ export function slipDistance(a: string, b: string, max = Infinity): number {
 /** The words of a title or query as the index keeps them: lower-cased runs of letters and digits. */
 export function titleWords(text: string): string[] {
   return text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+}
+
+function swaps(word: string): string[] {
+  const out = new Set<string>();
+  for (let i = 0; i + 1 < word.length; i++) if (word[i] !== word[i + 1]) out.add(word.slice(0, i) + word[i + 1] + word[i] + word.slice(i + 2));
+  return [...out];
 }
 
 function deletions(word: string): string[] {
@@ -108,7 +118,40 @@ export class FuzzyTitleIndex {
   matches(typed: string): WordMatch[] {
     const exact = this.ids.get(typed);
     if (typed.length < MIN_FUZZY_LENGTH) return exact === undefined ? [] : [{ word: exact, similarity: 1 }];
-    const max = typed.length >= TWO_SLIPS_LENGTH ? 2 : 1;
+    const once = this.within(typed, typed.length >= TWO_SLIPS_LENGTH ? 2 : 1);
+    // A word of five to seven letters with two slips ("jsutcie", "enrgey") is looked for only when no title word is one
+    // slip away: one slip away is what the learner meant far more often.
+    if (once.length || typed.length < SHORT_TWO_SLIPS_LENGTH || typed.length >= TWO_SLIPS_LENGTH) return once;
+    // Two slips: the deletion keys find two letters dropped or added and a changed letter with one of them; a swap
+    // and another slip ("etihc" for ethics, "jsutcie" for justice) is found from each swap of the typed word. Title
+    // words two letters shorter or longer are left out: "etihc" is no slip of "thc".
+    const twice = new Map<number, WordMatch>();
+    for (const variant of [typed, ...swaps(typed)]) {
+      for (const m of this.within(variant, variant === typed ? 2 : 1)) {
+        const word = this.vocabulary[m.word];
+        if (twice.has(m.word) || Math.abs(word.length - typed.length) > 1) continue;
+        const d = slipDistance(typed, word, 2);
+        if (d <= 2) twice.set(m.word, { word: m.word, similarity: 1 - d / typed.length });
+      }
+    }
+    return [...twice.values()];
+  }
+
+  /**
+   * The title word a misspelt word most likely stands for: the closest match, at the same distance the one more titles
+   * hold; null when none is a slip or two away (two for words of five letters or more).
+   */
+  closest(typed: string): string | null {
+    if (typed.length < SHORT_TWO_SLIPS_LENGTH) return null;
+    let best: WordMatch | null = null;
+    for (const m of this.matches(typed)) {
+      if (!best || m.similarity > best.similarity || (m.similarity === best.similarity && this.postings[m.word].length > this.postings[best.word].length))
+        best = m;
+    }
+    return best ? this.vocabulary[best.word] : null;
+  }
+
+  private within(typed: string, max: number): WordMatch[] {
     const keys = new Set([typed, ...deletions(typed)]);
     if (max === 2) for (const once of deletions(typed)) for (const twice of deletions(once)) keys.add(twice);
     const seen = new Set<number>();
@@ -122,6 +165,24 @@ export class FuzzyTitleIndex {
       }
     }
     return out;
+  }
+
+  /**
+   * The title word two typed words stand for when typed as one ("class room" → classroom, "geo poltics" →
+   * geopolitics): the title word they make together, or, when `slips` (one of them is misspelt) and they make at least
+   * JOINED_MIN_LENGTH letters, the closest title word a slip or two from it, the one more titles hold at the same
+   * distance. Null when no title word is that close.
+   */
+  joined(first: string, second: string, slips: boolean): string | null {
+    const together = first + second;
+    if (this.ids.has(together)) return together;
+    if (!slips || together.length < JOINED_MIN_LENGTH) return null;
+    let best: WordMatch | null = null;
+    for (const m of this.matches(together)) {
+      if (!best || m.similarity > best.similarity || (m.similarity === best.similarity && this.postings[m.word].length > this.postings[best.word].length))
+        best = m;
+    }
+    return best ? this.vocabulary[best.word] : null;
   }
 
   /**

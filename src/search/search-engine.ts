@@ -302,6 +302,7 @@ export class SearchEngine {
       rest = extracted.organisationCandidates[organisation.index].rest;
     }
     const known = (w: string) => this.lexicon.stopwords.has(w) || this.lexicon.knownWords.has(w) || Boolean(this.rankers.embedded?.isKnownWord(w));
+    rest = this.joinSplitWords(rest, known);
     const raw = words(rest).filter((w) => !known(w));
     const candidates = await this.lexical.correctionCandidates(raw);
     const corrections = await this.chooseCorrections(candidates, words(rest));
@@ -312,6 +313,18 @@ export class SearchEngine {
       .sort((a, b) => a.courses - b.courses)
       .flatMap((c) => c.fix.split(' '));
     for (const [word, fix] of await this.realWordCorrections(words(rest), corrections)) corrections.set(word, fix);
+    // A misspelt word of a few keywords for which the catalogue's vocabulary has no candidate at all ("jsutcie", "etihc":
+    // two slips in a short word, too far by trigrams) stands for the title word closest to it, if one is a slip or two
+    // away; a word with a word vector is English ("nicer", "verses": the spelling statement skips common words) and
+    // stays as typed.
+    if (this.facts && words(rest).filter((w) => !this.lexicon.stopwords.has(w)).length <= MAX_SUBJECT_CONCEPTS) {
+      const pending = raw.filter((w) => !corrections.has(w) && correctable(w) && !candidates.get(w)?.length);
+      const english = pending.length && this.rankers.embedded ? await this.rankers.embedded.wordVectors(pending) : new Map();
+      for (const w of pending) {
+        const fix = english.has(w) ? null : this.facts.closestTitleWord(w);
+        if (fix) corrections.set(w, fix);
+      }
+    }
     // A correction may be two words (a space typed out): each is a token, and remembers the word typed.
     const tokens: string[] = [];
     const typed: string[] = [];
@@ -352,6 +365,34 @@ export class SearchEngine {
       .filter((w) => !this.lexicon.stopwords.has(w));
     const misspelt = [...new Set([...raw, ...corrections.keys()].flatMap(asTyped))];
     return { filters, text, concepts, corrections, rareFixes, tokens, semanticText, typedWords, misspelt };
+  }
+
+  /**
+   * Two neighbouring content words typed apart that a title uses as one word become that word ("class room",
+   * "life style", "nano technolgy" → nanotechnology): read apart, each matches courses about something else (room,
+   * style, technology), and no correction of either word alone finds the subject. A pair of known words is joined only
+   * when a title uses the two together exactly; a pair holding an unknown word also when a title word is a slip or two
+   * from it.
+   */
+  private joinSplitWords(rest: string, known: (w: string) => boolean): string {
+    const facts = this.facts;
+    const typed = words(rest);
+    if (!facts || typed.length < 2) return rest;
+    // Halves of three letters or more ("geo"): a lone letter ("company's network") or a short stopword ("in", "to") is
+    // no half of a word; a longer stopword may be ("class room").
+    const content = (w: string | undefined) => w !== undefined && /^[a-z]{3,}$/.test(w) && (w.length >= 4 || !this.lexicon.stopwords.has(w));
+    const out: string[] = [];
+    let joinedAny = false;
+    for (let i = 0; i < typed.length; i++) {
+      const [a, b] = [typed[i], typed[i + 1]];
+      const word = content(a) && content(b) ? facts.joinedTitleWord(a, b, !known(a) || !known(b)) : null;
+      if (word) {
+        out.push(word);
+        joinedAny = true;
+        i++;
+      } else out.push(a);
+    }
+    return joinedAny ? out.join(' ') : rest;
   }
 
   /** Starts the encoding of the query's text (kept in the encoder's cache for rank()), when the encoder will be asked. */

@@ -87,6 +87,16 @@ export class SearchFacts {
     return null;
   }
 
+  /** The title word a misspelt word most likely stands for (FuzzyTitleIndex.closest), or null. */
+  closestTitleWord(typed: string): string | null {
+    return this.titles?.closest(typed) ?? null;
+  }
+
+  /** The title word two typed words stand for when typed as one (FuzzyTitleIndex.joined), or null. */
+  joinedTitleWord(first: string, second: string, slips: boolean): string | null {
+    return this.titles?.joined(first, second, slips) ?? null;
+  }
+
   /**
    * The published courses passing the filters ranked by how closely their titles hold the query's words as typed
    * (FuzzyTitleIndex.rank), or null while nothing is loaded.
