@@ -302,7 +302,8 @@ export class SearchEngine {
       rest = extracted.organisationCandidates[organisation.index].rest;
     }
     const known = (w: string) => this.lexicon.stopwords.has(w) || this.lexicon.knownWords.has(w) || Boolean(this.rankers.embedded?.isKnownWord(w));
-    rest = this.joinSplitWords(rest, known);
+    const joins = new Set<string>();
+    rest = this.joinSplitWords(rest, known, joins);
     const raw = words(rest).filter((w) => !known(w));
     const candidates = await this.lexical.correctionCandidates(raw);
     const corrections = await this.chooseCorrections(candidates, words(rest));
@@ -325,6 +326,9 @@ export class SearchEngine {
         if (fix) corrections.set(w, fix);
       }
     }
+    // A word joined from two is a correction (of the space typed between them): its concept is compared with titles and
+    // ranked as corrected, as said ("classroom", not its synonym group's first phrase).
+    for (const j of joins) if (!corrections.has(j)) corrections.set(j, j);
     // A correction may be two words (a space typed out): each is a token, and remembers the word typed.
     const tokens: string[] = [];
     const typed: string[] = [];
@@ -374,7 +378,7 @@ export class SearchEngine {
    * when a title uses the two together exactly; a pair holding an unknown word also when a title word is a slip or two
    * from it.
    */
-  private joinSplitWords(rest: string, known: (w: string) => boolean): string {
+  private joinSplitWords(rest: string, known: (w: string) => boolean, joins: Set<string>): string {
     const facts = this.facts;
     const typed = words(rest);
     if (!facts || typed.length < 2) return rest;
@@ -389,6 +393,7 @@ export class SearchEngine {
       if (word) {
         out.push(word);
         joinedAny = true;
+        joins.add(word);
         i++;
       } else out.push(a);
     }
@@ -472,7 +477,11 @@ export class SearchEngine {
       return n ? d / Math.sqrt(n) : undefined;
     };
     for (const [word, all] of candidates) {
-      const list = preferSlips(word, all);
+      // A word no course uses finds nothing, whatever its fit ("stak" is a slip of stake and of stack; only stack's
+      // courses answer "full stak web developmnt"): it is chosen only when no candidate is used.
+      const slips = preferSlips(word, all);
+      const used = slips.filter((c) => c.courses > 0);
+      const list = used.length ? used : slips;
       around = sumOf([...known, ...[...candidates].filter(([w]) => w !== word).map(([w, c]) => firstPlausible(w, c).fix)]);
       const fits = list.map((c) => cosine(c.fix));
       // A candidate the vectors cannot place (a stopword of the search, like "learning") cannot be compared: the
