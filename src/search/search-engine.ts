@@ -101,7 +101,7 @@ export class SearchEngine {
   }
 
   async search(query: string, limit: number): Promise<SearchResponseDto> {
-    const { filters, text, concepts, corrections, rareFixes, tokens, semanticText, typedWords, misspelt } = await this.understand(query);
+    const { filters, text, concepts, corrections, joins, rareFixes, tokens, semanticText, typedWords, misspelt } = await this.understand(query);
     const rareCorrection = rareFixes.length > 0;
     const semantic = Boolean(text && (this.rankers.embedded || this.rankers.hosted || this.rankers.encoder));
     const depth = semantic ? FUSION_DEPTH : limit;
@@ -186,7 +186,7 @@ export class SearchEngine {
     }
     return {
       query,
-      interpreted: interpreted(filters, text, corrections),
+      interpreted: interpreted(filters, text, corrections, joins),
       engine: semanticLists.length ? 'semantic' : 'lexical',
       ...(relaxed.length ? { relaxed } : {}),
       results: await this.hydrate(hits),
@@ -302,7 +302,8 @@ export class SearchEngine {
       rest = extracted.organisationCandidates[organisation.index].rest;
     }
     const known = (w: string) => this.lexicon.stopwords.has(w) || this.lexicon.knownWords.has(w) || Boolean(this.rankers.embedded?.isKnownWord(w));
-    const joins = new Set<string>();
+    // Each word read from two typed apart → the two words as typed.
+    const joins = new Map<string, string>();
     rest = this.joinSplitWords(rest, known, joins);
     const raw = words(rest).filter((w) => !known(w));
     const candidates = await this.lexical.correctionCandidates(raw);
@@ -328,7 +329,7 @@ export class SearchEngine {
     }
     // A word joined from two is a correction (of the space typed between them): its concept is compared with titles and
     // ranked as corrected, as said ("classroom", not its synonym group's first phrase).
-    for (const j of joins) if (!corrections.has(j)) corrections.set(j, j);
+    for (const j of joins.keys()) if (!corrections.has(j)) corrections.set(j, j);
     // A correction may be two words (a space typed out): each is a token, and remembers the word typed.
     const tokens: string[] = [];
     const typed: string[] = [];
@@ -368,7 +369,7 @@ export class SearchEngine {
       .flatMap(asTyped)
       .filter((w) => !this.lexicon.stopwords.has(w));
     const misspelt = [...new Set([...raw, ...corrections.keys()].flatMap(asTyped))];
-    return { filters, text, concepts, corrections, rareFixes, tokens, semanticText, typedWords, misspelt };
+    return { filters, text, concepts, corrections, joins, rareFixes, tokens, semanticText, typedWords, misspelt };
   }
 
   /**
@@ -378,7 +379,7 @@ export class SearchEngine {
    * when a title uses the two together exactly; a pair holding an unknown word also when a title word is a slip or two
    * from it.
    */
-  private joinSplitWords(rest: string, known: (w: string) => boolean, joins: Set<string>): string {
+  private joinSplitWords(rest: string, known: (w: string) => boolean, joins: Map<string, string>): string {
     const facts = this.facts;
     const typed = words(rest);
     if (!facts || typed.length < 2) return rest;
@@ -393,7 +394,7 @@ export class SearchEngine {
       if (word) {
         out.push(word);
         joinedAny = true;
-        joins.add(word);
+        joins.set(word, `${a} ${b}`);
         i++;
       } else out.push(a);
     }
@@ -663,14 +664,15 @@ function contextFit(context: Array<Float32Array | undefined>, vectorOf: (w: stri
   };
 }
 
-function interpreted(filters: SearchFilters, text: string, corrections: Map<string, string>): InterpretedDto {
+function interpreted(filters: SearchFilters, text: string, corrections: Map<string, string>, joins: Map<string, string>): InterpretedDto {
   const out: InterpretedDto = { text };
   if (filters.level) out.level = filters.level;
   if (filters.category) out.category = filters.category;
   if (filters.maxCreditCost !== undefined) out.max_credit_cost = filters.maxCreditCost;
   if (filters.maxDurationHours !== undefined) out.max_duration_hours = filters.maxDurationHours;
   if (filters.organisation) out.organisation = filters.organisation;
-  if (corrections.size) out.corrections = Object.fromEntries(corrections);
+  // A word read from two typed apart is shown under the two words as typed ("class room" → classroom).
+  if (corrections.size) out.corrections = Object.fromEntries([...corrections].map(([word, fix]) => [joins.get(word) ?? word, fix]));
   // Keep the documented key order: filters first, then the ranked text.
   const { text: ranked, ...rest } = out;
   return { ...rest, text: ranked };

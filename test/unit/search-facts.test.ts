@@ -115,4 +115,16 @@ describe('the search facts in memory', () => {
     await facts.refresh();
     expect(facts.fuzzyTitles(['game', 'theroy'], ['theroy'], {}, options)!.map((h) => h.id)).toEqual([1, 2, 3, 4]);
   });
+
+  it('reads two words typed apart and a short word two slips off by the published titles, once loaded', async () => {
+    const db = factsDb(rows, [], { 1: 'Teaching in the Classroom', 2: 'Social Justice', 3: 'Geopolitics of Europe', 4: 'Energy' });
+    const facts = new SearchFacts(db);
+    expect(facts.joinedTitleWord('class', 'room', false)).toBeNull();
+    expect(facts.closestTitleWord('jsutcie')).toBeNull();
+    await facts.refresh();
+    expect(facts.joinedTitleWord('class', 'room', false)).toBe('classroom');
+    expect(facts.joinedTitleWord('geo', 'poltics', true)).toBe('geopolitics');
+    expect(facts.closestTitleWord('jsutcie')).toBe('justice');
+    expect(facts.closestTitleWord('enrgey')).toBe('energy');
+  });
 });

@@ -58,4 +58,45 @@ describe('the fuzzy title index', () => {
     expect(index.rank(['moden'], ['moden'], { maxTitlesPerWord: 100, depth: 100 })).toHaveLength(52);
     expect(index.rank(['moden'], ['moden'], { maxTitlesPerWord: 100, depth: 5 })).toHaveLength(5);
   });
+
+  it('looks two slips away in a word of five to seven letters only when no title word is one slip away', () => {
+    const index = new FuzzyTitleIndex([
+      { id: 1, title: 'Social Justice' },
+      { id: 2, title: 'Business Ethics' },
+      { id: 3, title: 'Medical Cannabis: THC and CBD' },
+      { id: 4, title: 'Energy Policy' },
+      { id: 5, title: 'Local News' },
+    ]);
+    // Two swaps ("jsutcie"), a swap and a letter dropped ("etihc"), a letter moved ("enrgey").
+    expect(index.closest('jsutcie')).toBe('justice');
+    expect(index.closest('etihc')).toBe('ethics');
+    expect(index.closest('enrgey')).toBe('energy');
+    // "socal" is a slip from social and from local: the title holding both words leads.
+    expect(ids(index.rank(['socal', 'jsutcie'], ['socal', 'jsutcie'], options))).toEqual([1, 5]);
+    // "thc" is two letters dropped from "etihc", no slip of it.
+    expect(index.matches('etihc').map((m) => m.similarity)).toHaveLength(1);
+    // One slip away wins alone: "locak" is local's, not also "social"'s at two slips.
+    expect(index.closest('locak')).toBe('local');
+    expect(index.matches('locak')).toHaveLength(1);
+    // Four letters stay one slip away, and nothing two away is a correction.
+    expect(index.closest('enrg')).toBeNull();
+    expect(index.closest('xyzzyq')).toBeNull();
+  });
+
+  it('reads two words typed apart as the title word they make, exactly or a slip away when one is misspelt', () => {
+    const index = new FuzzyTitleIndex([
+      { id: 1, title: 'Teaching in the Classroom' },
+      { id: 2, title: 'Geopolitics of Europe' },
+      { id: 3, title: 'Nanotechnology: A Maker’s Course' },
+      { id: 4, title: 'Web Development' },
+    ]);
+    expect(index.joined('class', 'room', false)).toBe('classroom');
+    expect(index.joined('geo', 'poltics', true)).toBe('geopolitics');
+    expect(index.joined('nano', 'technolgy', true)).toBe('nanotechnology');
+    // Known words are joined only into the title word they make exactly.
+    expect(index.joined('geo', 'poltics', false)).toBeNull();
+    expect(index.joined('web', 'development', true)).toBeNull();
+    // Short joins are not matched a slip away: too many words are near them.
+    expect(index.joined('cla', 'sroo', true)).toBeNull();
+  });
 });

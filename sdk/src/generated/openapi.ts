@@ -3316,7 +3316,7 @@ export interface components {
              */
             text: string;
             /**
-             * @description Misspelt words and the catalogue word used instead.
+             * @description Misspelt words and the catalogue word used instead; two words typed apart that titles write as one are a key together ("class room": "classroom").
              * @example {
              *       "pyhton": "python"
              *     }

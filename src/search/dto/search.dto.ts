@@ -54,7 +54,8 @@ export class InterpretedDto {
     type: 'object',
     additionalProperties: { type: 'string' },
     example: { pyhton: 'python' },
-    description: 'Misspelt words and the catalogue word used instead.',
+    description:
+      'Misspelt words and the catalogue word used instead; two words typed apart that titles write as one are a key together ("class room": "classroom").',
   })
   corrections?: Record<string, string>;
 }
