@@ -170,15 +170,15 @@ export class FuzzyTitleIndex {
   /**
    * The title word two typed words stand for when typed as one ("class room" → classroom, "geo poltics" →
    * geopolitics): the title word they make together, or, when `slips` (one of them is misspelt) and they make at least
-   * JOINED_MIN_LENGTH letters, the closest title word a slip or two from it, the one more titles hold at the same
-   * distance. Null when no title word is that close.
+   * JOINED_MIN_LENGTH letters, a title word one slip from it, the one more titles hold (one slip only: the join is a
+   * guess already, and two slips from a long join cost a few hundred look-ups). Null when no title word is that close.
    */
   joined(first: string, second: string, slips: boolean): string | null {
     const together = first + second;
     if (this.ids.has(together)) return together;
     if (!slips || together.length < JOINED_MIN_LENGTH) return null;
     let best: WordMatch | null = null;
-    for (const m of this.matches(together)) {
+    for (const m of this.within(together, 1)) {
       if (!best || m.similarity > best.similarity || (m.similarity === best.similarity && this.postings[m.word].length > this.postings[best.word].length))
         best = m;
     }

@@ -165,6 +165,26 @@ describe("POST /api/search understands questions asked in the learner's own word
     expect(data.results.filter((r) => !/probabilit/i.test(r.title))).toEqual([]);
   });
 
+  it('reads two words typed apart as the title word they make: "geo poltics" is geopolitics', async () => {
+    const res = await api.post('/api/search', { query: 'geo poltics', limit: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.interpreted.corrections).toEqual({ 'geo poltics': 'geopolitics' });
+    expect(res.body.data.results[0].title).toMatch(/geopolitics/i);
+  });
+
+  it('finds two slips in a short word by the titles: "buisness etihc" is about ethics', async () => {
+    const res = await api.post('/api/search', { query: 'buisness etihc', limit: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.interpreted.corrections).toEqual({ buisness: 'business', etihc: 'ethics' });
+    expect((res.body.data.results as Array<{ title: string }>).filter((r) => /ethic/i.test(r.title)).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('takes the slip some course uses over one no course does: "full stak web developmnt" is a full stack', async () => {
+    const res = await api.post('/api/search', { query: 'full stak web developmnt', limit: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.interpreted.corrections).toEqual({ stak: 'stack', developmnt: 'development' });
+  });
+
   it('takes a dropped letter over a distant key: "linx comand line" is about Linux, not a line', async () => {
     const res = await api.post('/api/search', { query: 'linx comand line', limit: 5 });
     expect(res.status).toBe(200);
