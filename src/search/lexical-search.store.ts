@@ -388,7 +388,7 @@ export function publishedCourseFacts(db: Queryable): Promise<CourseFacts[]> {
 
 /** The title of every published course. */
 export function publishedTitles(db: Queryable): Promise<Array<{ id: number; title: string }>> {
-  return sql<{ id: number; title: string }>(db, `SELECT c.id, c.title FROM search_heads h JOIN courses c ON c.id = h.course_id WHERE h.published`);
+  return sql<{ id: number; title: string }>(db, `SELECT c.id, c.title FROM search_heads h JOIN published_courses c ON c.id = h.course_id WHERE h.published`);
 }
 
 /** Changes whenever a course is published, unpublished or a fact of a published one changes (a version kept by triggers). */
