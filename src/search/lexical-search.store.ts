@@ -210,7 +210,7 @@ export class LexicalSearch {
       if (allAnywhere.hits.length) return { ...mergeRanked(allAnywhere, head, depth), allConcepts, allIds };
     } else {
       // Any concept in those fields (small vectors, fast); the description only when they give too few.
-      head = page(await query(rankSql('head', 'any_q', where, params.length)));
+      head = page(await query(rankSql('head', 'any_q', where, params.length, true)));
       head.allConcepts = head.hits.length > 0;
     }
     if (head.hits.length >= limit) return head;
@@ -294,8 +294,9 @@ const CORRECTIONS_SQL = `
    ORDER BY c.i, courses DESC, sim DESC, c.word`;
 
 // A course's score before the title similarity: the weighted rank of its head against any concept, the all-concepts
-// bonus and its popularity.
-const BASE = `ts_rank('${WEIGHTS}', h.head, q.any_q) + CASE WHEN h.head @@ q.all_q THEN 0.5 ELSE 0 END + 0.02 * h.popularity`;
+// bonus (`every`: whether its head names every concept) and its popularity.
+const base = (every: string) => `ts_rank('${WEIGHTS}', h.head, q.any_q) + CASE WHEN ${every} THEN 0.5 ELSE 0 END + 0.02 * h.popularity`;
+const BASE = base('h.head @@ q.all_q');
 
 /**
  * The two tsqueries of a ranking statement, from its parameters $n-3 (any concept) and $n-2 (every concept).
@@ -315,10 +316,12 @@ const tsQueries = (n: number, opaque = false) =>
  * count over all of them would otherwise hold every match's head vector, which spilt to disk for a long question's
  * thousands of matches.
  */
-function rankSql(column: 'head' | 'document', match: 'any_q' | 'all_q', where: string, n: number): string {
+function rankSql(column: 'head' | 'document', match: 'any_q' | 'all_q', where: string, n: number, oneConcept = false): string {
+  // One concept's heads matching it name every concept: the test on each match would only say so again.
+  const every = oneConcept && column === 'head' && match === 'any_q' ? base('true') : BASE;
   return `WITH ${tsQueries(n, column === 'head')},
      matches AS MATERIALIZED (
-       SELECT h.course_id AS id, ${BASE} AS base
+       SELECT h.course_id AS id, ${every} AS base
          FROM search_heads h CROSS JOIN q
          ${column === 'document' ? 'JOIN search_documents d ON d.course_id = h.course_id' : ''}
         WHERE ${column === 'document' ? 'd.document' : 'h.head'} @@ q.${match} AND ${where}),
@@ -335,9 +338,12 @@ function rankSql(column: 'head' | 'document', match: 'any_q' | 'all_q', where: s
 function headsSql(where: string, n: number): string {
   const top = (filter: string) => `SELECT id, base FROM matches ${filter} ORDER BY base DESC, id LIMIT GREATEST(${RERANK_DEPTH}, $${n})`;
   return `WITH ${tsQueries(n, true)},
+     -- The heads naming every concept, from the GIN index (an intersection of its lists): testing the tsquery on each
+     -- of a long question's thousands of matches cost more (most of it the phrases' position checks).
+     every AS MATERIALIZED (SELECT h.course_id AS id FROM search_heads h CROSS JOIN q WHERE h.head @@ q.all_q AND ${where}),
      matches AS MATERIALIZED (
-       SELECT h.course_id AS id, ${BASE} AS base, h.head @@ q.all_q AS all_match
-         FROM search_heads h CROSS JOIN q
+       SELECT h.course_id AS id, ${base('e.id IS NOT NULL')} AS base, e.id IS NOT NULL AS all_match
+         FROM search_heads h CROSS JOIN q LEFT JOIN every e ON e.id = h.course_id
         WHERE h.head @@ q.any_q AND ${where}),
      tops AS ((SELECT true AS all_list, * FROM (${top('WHERE all_match')}) a) UNION ALL (SELECT false, * FROM (${top('')}) b)),
      -- Materialized, so that a course on both lists is compared with the text once: inlined, the planner joined every
