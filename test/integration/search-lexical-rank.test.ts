@@ -2,6 +2,8 @@ import { ScratchCatalogue, createScratchCatalogue } from '../../tools/search-eva
 import { sql } from '../../src/common/database';
 import { LexicalSearch } from '../../src/search/lexical-search.store';
 import { Concept, toTsQuery } from '../../src/search/query-parser';
+import { createPartner } from '../support/factories';
+import { startApp } from '../support/app';
 
 // The lexical ranking on the real catalogue against the plainest statement that says what it ranks by: every head
 // naming any concept scored with its weighted rank, the all-concepts bonus tested on the head itself and its
@@ -93,5 +95,47 @@ describe('the lexical ranking of heads', () => {
     expect(all.length).toBeGreaterThan(10);
     expect(page.hits).toEqual(all.map((h) => ({ id: h.id, score: expect.closeTo(h.score, 6) as number })));
     expect(page.total).toBe(await matching(concepts));
+  });
+});
+
+describe('a short corrected query', () => {
+  it("asks for its subject's ranking beside the first ranking, not after it, with the same answer", async () => {
+    const t = await startApp({ DATABASE_URL: scratch.url, SEARCH_EMBEDDED_ENGINE: 'false', SEARCH_SENTENCE_ENCODER: 'false' });
+    try {
+      const api = (await createPartner(t)).http;
+      // Five courses name both words outside their descriptions: the subject's courses ("calculus") follow them.
+      const query = { query: 'calculas for enginers', limit: 10 };
+      const plain = await api.post('/api/search', query);
+      expect(plain.status).toBe(200);
+      const rank = Object.getOwnPropertyDescriptor(LexicalSearch.prototype, 'rank')!.value as LexicalSearch['rank'];
+      const asked: Array<{ concepts: number; firstAnswered: boolean }> = [];
+      let firstAnswered = false;
+      let subjectAsked!: () => void;
+      const subject = new Promise<void>((resolve) => (subjectAsked = resolve));
+      // The first ranking is held until the subject's is asked (3 s at most): asked only after it, the order shows.
+      const spy = jest.spyOn(LexicalSearch.prototype, 'rank').mockImplementation(async function (this: LexicalSearch, ...args: Parameters<typeof rank>) {
+        asked.push({ concepts: args[0].length, firstAnswered });
+        if (args[0].length === 1) subjectAsked();
+        const page = await rank.apply(this, args);
+        if (args[0].length > 1) {
+          await Promise.race([subject, new Promise((r) => setTimeout(r, 3000))]);
+          firstAnswered = true;
+        }
+        return page;
+      });
+      try {
+        const res = await api.post('/api/search', query);
+        expect(res.status).toBe(200);
+        expect(asked).toEqual([
+          { concepts: 2, firstAnswered: false },
+          { concepts: 1, firstAnswered: false },
+        ]);
+        expect((res.body as { data: unknown }).data).toEqual((plain.body as { data: unknown }).data);
+      } finally {
+        spy.mockRestore();
+      }
+    } finally {
+      await t.close();
+    }
   });
 });
