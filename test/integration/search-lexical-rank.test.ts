@@ -98,6 +98,44 @@ describe('the lexical ranking of heads', () => {
   });
 });
 
+describe('the statements a search sends', () => {
+  it('prepares the corrections, the subject counts and the head rankings, not the descriptions ranking', async () => {
+    const sent: Array<{ prepared: boolean; text: string }> = [];
+    const recording = new LexicalSearch({
+      query: (query: unknown, params?: unknown[]) => {
+        const statement = query as string | { name: string; text: string };
+        sent.push(typeof statement === 'string' ? { prepared: false, text: statement } : { prepared: Boolean(statement.name), text: statement.text });
+        return scratch.db.query(statement as string, params);
+      },
+    });
+    const corrections = await recording.correctionCandidates(['calculas', 'enginers']);
+    expect(corrections.get('calculas')?.[0]?.fix).toBe('calculus');
+    await recording.subjectScores([words('calculus'), words('engineers')]);
+    const page = await recording.rank([words('calculus'), words('engineers')], 'calculus engineers', {}, 10, 100);
+    await recording.rank([words('calculus')], 'calculus', {}, 10, 100);
+    expect(page.hits.length).toBeGreaterThan(0);
+    const kinds = sent.map((s) => ({
+      prepared: s.prepared,
+      statement: /one_edit AS/.test(s.text)
+        ? 'corrections'
+        : /AS docs/.test(s.text)
+          ? 'subject counts'
+          : /search_documents d/.test(s.text)
+            ? 'descriptions'
+            : 'heads',
+    }));
+    expect(kinds).toEqual([
+      { prepared: true, statement: 'corrections' },
+      { prepared: true, statement: 'subject counts' },
+      { prepared: true, statement: 'heads' },
+      { prepared: false, statement: 'descriptions' },
+      { prepared: true, statement: 'heads' },
+    ]);
+    // Asked again (the statement already prepared on the connection), the same answer.
+    expect(await recording.correctionCandidates(['calculas', 'enginers'])).toEqual(corrections);
+  });
+});
+
 describe('a short corrected query', () => {
   it("asks for its subject's ranking beside the first ranking, not after it, with the same answer", async () => {
     const t = await startApp({ DATABASE_URL: scratch.url, SEARCH_EMBEDDED_ENGINE: 'false', SEARCH_SENTENCE_ENCODER: 'false' });
