@@ -26,7 +26,6 @@ const MAX_SUBJECT_CONCEPTS = 4;
 // A concept scoring under this share of the subject's (subjectScores) is said in passing ("skills" beside leadership,
 // 0.19 against 1.17; "science", in more heads than are counted, 0): the subject's courses are not ordered by it.
 const SUBJECT_TITLE_SHARE = 0.25;
-/** A query short enough for its subject to be told by counting (subjectFirst); a longer one is a question. */
 /** A subject's ranking asked ahead of subjectFirst (rankSubject), with what it was asked for. */
 interface SubjectRanking {
   subject: Concept;
@@ -34,7 +33,7 @@ interface SubjectRanking {
   filters: SearchFilters;
   page: RankedPage;
 }
-
+/** A query short enough for its subject to be told by counting (subjectFirst); a longer one is a question. */
 const isShortQuery = (concepts: Concept[]) => concepts.length >= 2 && concepts.length <= MAX_SUBJECT_CONCEPTS;
 // Known words of one query checked for a real-word typo.
 const MAX_REAL_WORD_SUSPECTS = 4;
