@@ -1,4 +1,4 @@
-import { Queryable, sql } from '../common/database';
+import { prepared, Queryable, sql, Statement } from '../common/database';
 import { Concept, SearchFilters, toTsQuery } from './query-parser';
 import { searchVersion } from './search.store';
 import { correctable } from './spelling';
@@ -82,7 +82,7 @@ export class LexicalSearch {
     const words = [...new Set(tokens.filter(correctable))].slice(0, MAX_CHECKED_WORDS);
     const byWord = new Map<string, CorrectionCandidate[]>();
     if (!words.length) return byWord;
-    const rows = await sql<{ word: string; fix: string; one_edit: boolean; sim: number; courses: string }>(this.db, CORRECTIONS_SQL, [
+    const rows = await sql<{ word: string; fix: string; one_edit: boolean; sim: number; courses: string }>(this.db, CORRECTIONS, [
       words,
       MAX_CORRECTED_WORDS,
       CONTEXT_TRIGRAM_SIMILARITY,
@@ -148,10 +148,7 @@ export class LexicalSearch {
     if (!concepts.length) return [];
     const rows = await sql<{ i: number; heads: string; docs: string }>(
       this.db,
-      `SELECT p.i::int AS i,
-              (SELECT count(*) FROM (SELECT 1 FROM search_heads h WHERE h.head @@ to_tsquery('english', p.q) AND h.published LIMIT $2) x) AS heads,
-              (SELECT count(*) FROM (SELECT 1 FROM search_documents d WHERE d.document @@ to_tsquery('english', p.q) LIMIT $2) x) AS docs
-         FROM unnest($1::text[]) WITH ORDINALITY AS p(q, i)`,
+      SUBJECT_COUNTS,
       // The first phrase only: a synonym group's others can be common words of another subject ("derivatives").
       [concepts.map((c) => toTsQuery([c.slice(0, 1)], '|')), SUBJECT_CAP],
     );
@@ -186,7 +183,7 @@ export class LexicalSearch {
       return page(rows);
     }
     params.push(toTsQuery(concepts, '|'), toTsQuery(concepts, '&'), text, depth);
-    const query = (text: string) => sql<RankRow>(this.db, text, params);
+    const query = (text: Statement) => sql<RankRow>(this.db, text, params);
     // Courses naming every concept in title, category, topics, tutor or organisation rank first anyway (the all-concepts
     // bonus): when there are enough of them, only they count. One pass over the heads ranks both those courses and
     // every course naming any concept, and counts the latter: a long question's words match thousands of heads, and
@@ -196,7 +193,7 @@ export class LexicalSearch {
     let head: RankedPage;
     if (concepts.length > 1) {
       const [heads, anywhereRows] = await Promise.all([
-        query(headsSql(where, params.length)),
+        query(prepared(headsSql(where, params.length))),
         sql<RankRow>(this.db, unlessHeadsSuffice(rankSql('document', 'all_q', where, params.length), where, params.length), [...params, limit]),
       ]);
       const all = page(heads.filter((r) => r.all_list));
@@ -210,7 +207,7 @@ export class LexicalSearch {
       if (allAnywhere.hits.length) return { ...mergeRanked(allAnywhere, head, depth), allConcepts, allIds };
     } else {
       // Any concept in those fields (small vectors, fast); the description only when they give too few.
-      head = page(await query(rankSql('head', 'any_q', where, params.length)));
+      head = page(await query(prepared(rankSql('head', 'any_q', where, params.length, true))));
       head.allConcepts = head.hits.length > 0;
     }
     if (head.hits.length >= limit) return head;
@@ -246,6 +243,19 @@ export class LexicalSearch {
     return new Set(rows.map((r) => r.id));
   }
 }
+
+/*
+ * Prepared statements (parsed and planned once per connection): the corrections, the subject counts and the head
+ * rankings, whose plans the parameters do not change (the head rankings hide their tsqueries from the planner
+ * anyway). Parsing and planning them was a third of the corrections' CPU, which every misspelt query waits for before
+ * anything else, and an eighth of the head rankings'. The head rankings' text varies with the filters said, a few
+ * dozen texts at most. The descriptions' rankings and the filters-only list stay unprepared: their plans depend on
+ * the values.
+ */
+const SUBJECT_COUNTS = prepared(`SELECT p.i::int AS i,
+        (SELECT count(*) FROM (SELECT 1 FROM search_heads h WHERE h.head @@ to_tsquery('english', p.q) AND h.published LIMIT $2) x) AS heads,
+        (SELECT count(*) FROM (SELECT 1 FROM search_documents d WHERE d.document @@ to_tsquery('english', p.q) LIMIT $2) x) AS docs
+   FROM unnest($1::text[]) WITH ORDINALITY AS p(q, i)`);
 
 const CORRECTIONS_SQL = `
   WITH unknown AS (
@@ -292,10 +302,12 @@ const CORRECTIONS_SQL = `
          (SELECT count(*) FROM (SELECT 1 FROM search_heads h WHERE h.head @@ phraseto_tsquery('english', c.word) LIMIT $5) x) AS courses
     FROM candidates c JOIN unknown u ON u.i = c.i
    ORDER BY c.i, courses DESC, sim DESC, c.word`;
+const CORRECTIONS = prepared(CORRECTIONS_SQL);
 
 // A course's score before the title similarity: the weighted rank of its head against any concept, the all-concepts
-// bonus and its popularity.
-const BASE = `ts_rank('${WEIGHTS}', h.head, q.any_q) + CASE WHEN h.head @@ q.all_q THEN 0.5 ELSE 0 END + 0.02 * h.popularity`;
+// bonus (`every`: whether its head names every concept) and its popularity.
+const base = (every: string) => `ts_rank('${WEIGHTS}', h.head, q.any_q) + CASE WHEN ${every} THEN 0.5 ELSE 0 END + 0.02 * h.popularity`;
+const BASE = base('h.head @@ q.all_q');
 
 /**
  * The two tsqueries of a ranking statement, from its parameters $n-3 (any concept) and $n-2 (every concept).
@@ -315,10 +327,12 @@ const tsQueries = (n: number, opaque = false) =>
  * count over all of them would otherwise hold every match's head vector, which spilt to disk for a long question's
  * thousands of matches.
  */
-function rankSql(column: 'head' | 'document', match: 'any_q' | 'all_q', where: string, n: number): string {
+function rankSql(column: 'head' | 'document', match: 'any_q' | 'all_q', where: string, n: number, oneConcept = false): string {
+  // One concept's heads matching it name every concept: the test on each match would only say so again.
+  const every = oneConcept && column === 'head' && match === 'any_q' ? base('true') : BASE;
   return `WITH ${tsQueries(n, column === 'head')},
      matches AS MATERIALIZED (
-       SELECT h.course_id AS id, ${BASE} AS base
+       SELECT h.course_id AS id, ${every} AS base
          FROM search_heads h CROSS JOIN q
          ${column === 'document' ? 'JOIN search_documents d ON d.course_id = h.course_id' : ''}
         WHERE ${column === 'document' ? 'd.document' : 'h.head'} @@ q.${match} AND ${where}),
@@ -335,9 +349,12 @@ function rankSql(column: 'head' | 'document', match: 'any_q' | 'all_q', where: s
 function headsSql(where: string, n: number): string {
   const top = (filter: string) => `SELECT id, base FROM matches ${filter} ORDER BY base DESC, id LIMIT GREATEST(${RERANK_DEPTH}, $${n})`;
   return `WITH ${tsQueries(n, true)},
+     -- The heads naming every concept, from the GIN index (an intersection of its lists): testing the tsquery on each
+     -- of a long question's thousands of matches cost more (most of it the phrases' position checks).
+     every AS MATERIALIZED (SELECT h.course_id AS id FROM search_heads h CROSS JOIN q WHERE h.head @@ q.all_q AND ${where}),
      matches AS MATERIALIZED (
-       SELECT h.course_id AS id, ${BASE} AS base, h.head @@ q.all_q AS all_match
-         FROM search_heads h CROSS JOIN q
+       SELECT h.course_id AS id, ${base('e.id IS NOT NULL')} AS base, e.id IS NOT NULL AS all_match
+         FROM search_heads h CROSS JOIN q LEFT JOIN every e ON e.id = h.course_id
         WHERE h.head @@ q.any_q AND ${where}),
      tops AS ((SELECT true AS all_list, * FROM (${top('WHERE all_match')}) a) UNION ALL (SELECT false, * FROM (${top('')}) b)),
      -- Materialized, so that a course on both lists is compared with the text once: inlined, the planner joined every
