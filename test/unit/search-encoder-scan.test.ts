@@ -22,8 +22,8 @@ function rowsOf(seed: number): Float32Array[] {
 }
 
 /** A matrix as SentenceIndex builds one at this size: float32 rows, their int8 copy, course ids from `firstId`. */
-function matrixOf(rows: Float32Array[], firstId: number): SentenceMatrix {
-  const kernel = DotKernel.create(rows.length, true, D, true, true);
+function matrixOf(rows: Float32Array[], firstId: number, spare?: SentenceMatrix): SentenceMatrix {
+  const kernel = DotKernel.create(rows.length, true, D, true, true, { capacity: rows.length + 100, spare: spare?.rows });
   rows.forEach((v, r) => kernel.matrix.set(v, r * D));
   kernel.quantize();
   return { ids: Int32Array.from(rows, (_, r) => firstId + r), rows: kernel };
@@ -72,7 +72,8 @@ describe("the sentence scan on the query encoder's thread", () => {
   it('scans the new matrix once a reload posts it, and leaves the old one as it was', async () => {
     const before = Float32Array.from(sharedFirst.rows.matrix);
     current = shareMatrix(sharedSecond, 2);
-    pool.broadcast({ matrix: current });
+    // Answered once the thread reads the new matrix.
+    await pool.request({ matrix: current });
     const query = queryOf(second, 42);
     const reply = await scan(query);
     expect(reply.generation).toBe(2);
@@ -89,4 +90,25 @@ describe("the sentence scan on the query encoder's thread", () => {
     expect(reply.generation).toBe(2);
     expect(unpackHits(reply.hits)).toEqual(scanMatrix(hereSecond, query, OPTIONS));
   }, 30_000);
+});
+
+describe('a reload into a released matrix', () => {
+  it("writes into the spare's memory when it fits, and scans as a matrix in new memory does", () => {
+    const old = matrixOf(rowsOf(3), 1);
+    const rows = rowsOf(5).slice(0, ROWS - 40);
+    const reused = matrixOf(rows, 1, old);
+    const fresh = matrixOf(rows, 1);
+    expect(reused.rows.share().memory).toBe(old.rows.share().memory);
+    expect(fresh.rows.share().memory).not.toBe(old.rows.share().memory);
+    for (const r of [0, 99]) {
+      const query = queryOf(rows, r);
+      expect(scanMatrix(reused, query, OPTIONS)).toEqual(scanMatrix(fresh, query, OPTIONS));
+    }
+  });
+
+  it('takes new memory when the spare is too small', () => {
+    const small = matrixOf(rowsOf(3).slice(0, 50), 1);
+    const grown = matrixOf(rowsOf(3), 1, small);
+    expect(grown.rows.share().memory).not.toBe(small.rows.share().memory);
+  });
 });

@@ -94,9 +94,9 @@ export class EncoderPool {
     return (await this.send(this.workers[0], message)) as unknown as T & { vectors?: Float32Array[] };
   }
 
-  /** Posts a message that needs no answer to every running thread (the ones started later get init()'s). */
-  broadcast(message: object): void {
-    for (const slot of this.workers) slot.worker.postMessage(message);
+  /** Whether a thread runs (started and not ended): one started later gets init()'s message first. */
+  get running(): boolean {
+    return this.workers.length > 0;
   }
 
   async close(): Promise<void> {

@@ -16,7 +16,7 @@ interface Request {
  * is its own, so the process's other threads keep theirs), loads the model on its first texts, then answers { id,
  * texts } with { id, vectors } (the float32 buffers transferred, not copied) or { id, error }. The query encoder's
  * thread also scans the course vectors, which the event loop builds in memory it shares ({ matrix }, posted again at
- * each reload): { id, texts, scan } adds the first text's hits, { id, vector, scan } scans a vector encoded before, and
+ * each reload, answered once the thread has moved to it): { id, texts, scan } adds the first text's hits, { id, vector, scan } scans a vector encoded before, and
  * either answers the hits packed, with the generation of the matrix they come from.
  */
 const port = parentPort;
@@ -32,11 +32,13 @@ if (port) {
   let model: Promise<SentenceModel> | undefined;
   let matrix = EMPTY_MATRIX;
   let generation = 0;
-  port.on('message', (msg: Request | { matrix: SharedSentenceMatrix }) => {
+  port.on('message', (msg: Request | { id?: number; matrix: SharedSentenceMatrix }) => {
     if ('matrix' in msg) {
-      // The previous matrix is dropped here; its memory goes once the event loop has dropped it too.
+      // From here on the previous matrix is never scanned again (a scan runs whole within one message): the answer
+      // lets the event loop write its next matrix into that memory.
       matrix = attachMatrix(msg.matrix);
       generation = msg.matrix.generation;
+      if (msg.id !== undefined) port.postMessage({ id: msg.id });
       return;
     }
     void (async () => {

@@ -13,6 +13,10 @@ import { SentenceVectorStore } from './vector-store';
 export class SentenceIndex {
   private current = EMPTY_MATRIX;
   private built = 0;
+  /** The matrix the last reload replaced, until the scanning thread says it has moved on (release()). */
+  private retired: SentenceMatrix | null = null;
+  /** A replaced matrix no thread scans any more: the next reload writes into its memory when it fits. */
+  private spare: SentenceMatrix | null = null;
   private courses: CourseTexts[] = [];
   private vectors = new Map<string, Float32Array>();
   private catalogueStamp = '';
@@ -57,11 +61,25 @@ export class SentenceIndex {
     const missing = [...wanted].filter((h) => !vectors.has(h));
     for (const [h, v] of await this.store.load(missing)) vectors.set(h, v);
     this.vectors = vectors;
-    this.current = build(this.courses, vectors);
+    const spare = this.spare;
+    this.spare = null;
+    this.retired = this.current === EMPTY_MATRIX ? null : this.current;
+    this.current = build(this.courses, vectors, spare);
     this.built++;
     this.catalogueStamp = stamp;
     this.vectorStamp = vectorStamp;
     return true;
+  }
+
+  /**
+   * The thread that scans the matrices scans `generation` from now on (and never an earlier one again): the matrix it
+   * replaced becomes the spare the next reload writes into. Without it every reload would take new memory, and a
+   * shared memory is freed only when both threads have collected their garbage.
+   */
+  release(generation: number): void {
+    if (generation !== this.built || !this.retired) return;
+    this.spare = this.retired;
+    this.retired = null;
   }
 }
 
@@ -69,13 +87,15 @@ export class SentenceIndex {
  * One row per course: the sum of its texts' vectors (ENCODER.texts, each times its weight), made unit length. The scan
  * costs the same as with one text (a course whose texts are not all encoded yet uses those that are).
  */
-function build(courses: CourseTexts[], vectors: Map<string, Float32Array>): SentenceMatrix {
+function build(courses: CourseTexts[], vectors: Map<string, Float32Array>, spare: SentenceMatrix | null): SentenceMatrix {
   const D = SENTENCE_DIMENSIONS;
   const kept = courses.filter((c) => c.hashes.some((h) => vectors.has(h)));
   // The int8 copy only pays where a search asks for under a quarter of the rows (dotsOfBest): quantising costs the
   // event loop ~15 ms per 1,000 rows at each rebuild, for nothing on a catalogue of a few thousand courses.
   const coarse = kept.length > 4 * FEEDBACK_POOL;
-  const rows = DotKernel.create(kept.length, true, D, true, coarse);
+  // Sized for every course of the catalogue and a tenth more: the rows grow as an encoding run stores vectors, and
+  // later reloads then write into a spare matrix's memory instead of taking new memory.
+  const rows = DotKernel.create(kept.length, true, D, true, coarse, { capacity: Math.ceil(courses.length * 1.1), spare: spare?.rows });
   kept.forEach((c, r) => {
     const sum = new Float32Array(D);
     c.hashes.forEach((h, t) => {

@@ -115,9 +115,12 @@ export class SentenceRanker {
 
   private async reload(): Promise<void> {
     try {
-      // A new matrix goes to the thread at once (the messages keep their order: every scan asked after it reads it).
-      const matrix = (await this.index.refresh()) && this.sharedMatrix();
-      if (matrix) this.queries.broadcast(matrix);
+      if (!(await this.index.refresh())) return;
+      const generation = this.index.generation;
+      // A new matrix goes to the thread at once (the messages keep their order: every scan asked after it reads it). A
+      // thread that has not started gets it when it does; one that fails has let go of every matrix.
+      if (this.queries.running) await this.queries.request({ matrix: shareMatrix(this.index.matrix, generation) }).catch(() => undefined);
+      this.index.release(generation);
     } catch (e) {
       this.logger?.warn(`sentence vectors not reloaded: ${(e as Error).message}`);
     }

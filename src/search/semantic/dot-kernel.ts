@@ -123,13 +123,35 @@ export class DotKernel {
 
   /**
    * `listed`: room for doubleDots() over up to `rows` rows (13 bytes a row more); `coarse` (with `listed`, `dims` a
-   * multiple of 16): room for dotsOfBest()'s int8 copy of the rows (`dims` + 28 bytes a row more).
+   * multiple of 16): room for dotsOfBest()'s int8 copy of the rows (`dims` + 28 bytes a row more). `room.capacity`:
+   * the memory is sized for that many rows; `room.spare`: a kernel no thread scans any more, whose memory is written
+   * again when big enough (a shared memory is freed only once every thread that saw it has collected its garbage, which
+   * a thread that hardly allocates may not do for minutes: reused, a reload's matrix costs no new memory).
    */
-  static create(rows: number, useSimd = true, dims = DIMENSIONS, listed = false, coarse = false): DotKernel {
+  static create(
+    rows: number,
+    useSimd = true,
+    dims = DIMENSIONS,
+    listed = false,
+    coarse = false,
+    room: { capacity?: number; spare?: DotKernel | null } = {},
+  ): DotKernel {
     // The kernel reads four lanes at a time: other widths take the JavaScript path.
     const simd = useSimd && dims % 4 === 0 && kernelModule() !== null;
     const { withCoarse, bytes } = layout(rows, dims, listed, coarse);
-    const pages = Math.max(1, Math.ceil(bytes / PAGE));
+    const capacity = Math.max(rows, room.capacity ?? rows);
+    const old = room.spare?.shared;
+    if (
+      simd &&
+      old?.memory &&
+      old.dims === dims &&
+      old.memory.buffer.byteLength >= bytes &&
+      (!withCoarse || (old.perRow && old.perRow.length >= 3 * rows && old.ready))
+    ) {
+      if (old.ready) old.ready[0] = 0;
+      return DotKernel.attach({ ...old, rows, listed, coarse, perRow: withCoarse ? old.perRow : null, ready: withCoarse ? old.ready : null });
+    }
+    const pages = Math.max(1, Math.ceil(layout(capacity, dims, listed, coarse).bytes / PAGE));
     return DotKernel.attach({
       memory: simd ? new wasm.Memory({ initial: pages, maximum: pages, shared: true }) : null,
       buffer: simd ? null : new SharedArrayBuffer(rows * dims * 4),
@@ -137,7 +159,7 @@ export class DotKernel {
       dims,
       listed,
       coarse,
-      perRow: withCoarse && simd ? new Float64Array(new SharedArrayBuffer(rows * 3 * 8)) : null,
+      perRow: withCoarse && simd ? new Float64Array(new SharedArrayBuffer(capacity * 3 * 8)) : null,
       ready: withCoarse && simd ? new Int32Array(new SharedArrayBuffer(4)) : null,
     });
   }
