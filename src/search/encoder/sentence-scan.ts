@@ -6,6 +6,11 @@ import { SENTENCE_DIMENSIONS, unit } from './sentence-model';
 export interface SentenceMatrix {
   ids: Int32Array;
   rows: DotKernel;
+  /**
+   * Where the thread that scans this matrix for every query writes the first pass (one float per row): allocated
+   * once, not per scan. Without it each scan takes a new array.
+   */
+  firstPass?: Float32Array;
 }
 
 /** A matrix as the query encoder's thread receives it: the rows stay in the memory shared with the event loop. */
@@ -47,7 +52,7 @@ export function shareMatrix(matrix: SentenceMatrix, generation: number): SharedS
 }
 
 export function attachMatrix(shared: SharedSentenceMatrix): SentenceMatrix {
-  return { ids: shared.ids, rows: DotKernel.attach(shared.rows) };
+  return { ids: shared.ids, rows: DotKernel.attach(shared.rows), firstPass: new Float32Array(shared.ids.length) };
 }
 
 /**
@@ -64,7 +69,7 @@ export function scanMatrix(matrix: SentenceMatrix, query: Float32Array, options:
   const feedback = Boolean(feedbackDocs && feedbackWeight);
   // Only the best `max` (or the feedback pool) are read out of the first pass: the other rows' products are not
   // computed (-Infinity), and those read are the full scan's, bit for bit.
-  const first = rows.dotsOfBest(query, feedback ? Math.max(FEEDBACK_POOL, max) : max);
+  const first = rows.dotsOfBest(query, feedback ? Math.max(FEEDBACK_POOL, max) : max, matrix.firstPass);
   if (!feedback) return topScores(first, max, floor).map((c) => ({ id: ids[c], score: first[c], cosine: first[c] }));
   const D = SENTENCE_DIMENSIONS;
   const m = rows.matrix;

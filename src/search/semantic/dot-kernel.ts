@@ -261,11 +261,12 @@ export class DotKernel {
    * of the bytes) in exact integer sums, bounds how far each row's float32 product can be from its coarse one (the
    * rounding of the row and of the query, by Cauchy–Schwarz, and a margin for float32 rounding well above its worst
    * case), and computes the float32 products of only the rows whose upper bound reaches the k-th best lower bound.
+   * A new array, or `into` (as dots()).
    */
-  dotsOfBest(query: Float32Array, k: number): Float32Array {
+  dotsOfBest(query: Float32Array, k: number, into?: Float32Array): Float32Array {
     const c = this.coarse;
     const D = this.dims;
-    if (!this.wasm || !this.listed || !c?.ready[0] || k >= this.rows / 4) return this.dots(query);
+    if (!this.wasm || !this.listed || !c?.ready[0] || k >= this.rows / 4) return this.dots(query, into);
     let max = 0;
     let length = 0;
     for (let i = 0; i < D; i++) {
@@ -304,7 +305,7 @@ export class DotKernel {
     const out = this.wasm.out;
     out.fill(-Infinity);
     exports.dots_listed(0, l.listAt, count, this.wasm.queryAt, this.wasm.outAt, D * 4);
-    return out.slice();
+    return into ? (into.set(out), into) : out.slice();
   }
 
   /**
@@ -337,16 +338,19 @@ export class DotKernel {
     return this.wasm !== null;
   }
 
-  /** Each row's dot product with `query`, as a new array (the caller may keep it across scans). */
-  dots(query: Float32Array): Float32Array {
+  /**
+   * Each row's dot product with `query`, as a new array (the caller may keep it across scans), or written into `into`
+   * (`rows` floats): a thread scanning for every query then makes no 80 kB of garbage per scan at 20,000 rows.
+   */
+  dots(query: Float32Array, into?: Float32Array): Float32Array {
     const D = this.dims;
     if (this.wasm) {
       const { exports, queryAt, outAt } = this.wasm;
       this.wasm.query.set(query.subarray(0, D));
       exports.dots(0, this.rows, queryAt, outAt, D * 4);
-      return this.wasm.out.slice();
+      return into ? (into.set(this.wasm.out), into) : this.wasm.out.slice();
     }
-    const out = new Float32Array(this.rows);
+    const out = into ?? new Float32Array(this.rows);
     const m = this.matrix;
     for (let r = 0, o = 0; r < this.rows; r++, o += D) {
       let s = 0;
