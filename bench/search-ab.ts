@@ -1,6 +1,7 @@
 /**
  * Search latency, two builds side by side: `BENCH_BASE_ROOT=<checkout> npm run bench:search-ab` (options: `--rounds N`,
- * default 3; `--real` stays on the real catalogue instead of growing it to 20,000 courses).
+ * default 3; `--real` stays on the real catalogue instead of growing it to 20,000 courses; `--concurrency N`, default 1:
+ * N judged queries sent at once, to one side then the other, as requests that overlap on one process).
  *
  * Loads the real catalogue into a scratch database (as bench/search.ts does, random sentence vectors), grows it to
  * 20,000 courses, then starts two processes, each the built API (dist/) of one checkout with both semantic engines on:
@@ -22,6 +23,7 @@ import { growCatalogue, judgedQueries, seedSentenceVectors } from './search-cata
 const arg = (name: string) => process.argv.indexOf(name);
 const rounds = Number(process.argv[arg('--rounds') + 1]) || 3;
 const real = arg('--real') >= 0;
+const concurrency = arg('--concurrency') >= 0 ? Math.max(1, Number(process.argv[arg('--concurrency') + 1]) || 1) : 1;
 const baseRoot = process.env.BENCH_BASE_ROOT;
 const serviceRoot = resolve(process.env.BENCH_SERVICE_ROOT ?? join(__dirname, '..'));
 const TICK_MS = 10; // USER_HZ: /proc's clock ticks are 1/100 s on Linux
@@ -108,8 +110,8 @@ function ask(side: Side, msg: Record<string, unknown>): Promise<Record<string, u
   });
 }
 
-async function searchOnce(side: Side, query: string): Promise<{ ms: number; answer: string }> {
-  await ask(side, { clear: true });
+async function searchOnce(side: Side, query: string, clear = true): Promise<{ ms: number; answer: string }> {
+  if (clear) await ask(side, { clear: true });
   const t = performance.now();
   const res = await fetch(`${side.base}/api/search`, {
     method: 'POST',
@@ -143,12 +145,17 @@ async function main(): Promise<void> {
       const before = sides.map((s) => cpuTicks(s.child.pid!));
       const times = sides.map(() => [] as number[]);
       const loadStart = loadavg()[0];
-      for (let q = 0; q < queries.length; q++) {
-        const order = (q + r) % 2 ? [1, 0] : [0, 1];
+      for (let q = 0; q < queries.length; q += concurrency) {
+        const order = (q / concurrency + r) % 2 ? [1, 0] : [0, 1];
+        const batch = queries.slice(q, q + concurrency);
         for (const i of order) {
-          const { ms, answer } = await searchOnce(sides[i], queries[q]);
-          times[i].push(ms);
-          if (r === 1) sides[i].answers.push(answer);
+          // A batch's queries are encoded again too: the cache is cleared once before them.
+          if (concurrency > 1) await ask(sides[i], { clear: true });
+          const results = await Promise.all(batch.map((query) => searchOnce(sides[i], query, concurrency === 1)));
+          for (const { ms, answer } of results) {
+            times[i].push(ms);
+            if (r === 1) sides[i].answers.push(answer);
+          }
         }
       }
       if (r === 0) continue; // the warm-up round
@@ -171,7 +178,7 @@ async function main(): Promise<void> {
     const shown = queries.filter((_, q) => differs(q) && !judged[q].heldOut);
     const hidden = differing.length - shown.length;
     process.stdout.write(
-      `\nPOST /api/search, limit 10, ${n} courses: ${queries.length} judged queries × ${rounds} rounds after a warm-up round, the two builds alternated\n\n`,
+      `\nPOST /api/search, limit 10, ${n} courses: ${queries.length} judged queries × ${rounds} rounds after a warm-up round, ${concurrency} at a time, the two builds alternated\n\n`,
     );
     process.stdout.write(
       '| side | p50 ms | p95 ms | p99 ms | CPU ms per query (main thread) | app start to engines ready | RSS ready / end |\n|---|---|---|---|---|---|---|\n',

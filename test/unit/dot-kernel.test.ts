@@ -18,7 +18,7 @@ function filled(rows: number, seed: number): DotKernel[] {
 describe('the SIMD dot-product kernel', () => {
   it('is the compiled dot-kernel.wat, byte for byte', async () => {
     const source = readFileSync(join(__dirname, '../../src/search/semantic/dot-kernel.wat'), 'utf8');
-    const parsed = (await wabt()).parseWat('dot-kernel.wat', source, { simd: true });
+    const parsed = (await wabt()).parseWat('dot-kernel.wat', source, { simd: true, threads: true });
     const { buffer } = parsed.toBinary({});
     parsed.destroy();
     expect(Buffer.from(buffer).equals(DOT_KERNEL_WASM)).toBe(true);

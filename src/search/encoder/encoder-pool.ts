@@ -4,8 +4,15 @@ import { Worker } from 'node:worker_threads';
 import { projectRoot } from '../../common/project-root';
 
 interface Pending {
-  resolve(vectors: Float32Array[]): void;
+  resolve(reply: Reply): void;
   reject(e: Error): void;
+}
+
+/** A thread's answer: the texts' vectors, and whatever else the request asked for (encoder-thread.ts). */
+interface Reply {
+  id: number;
+  vectors?: Float32Array[];
+  error?: string;
 }
 
 interface Slot {
@@ -35,6 +42,8 @@ export interface EncoderPoolOptions {
   chunk?: number;
   /** Threads that keep the process alive only while they have work (a process that is done exits without close()). */
   unref?: boolean;
+  /** A message each thread gets first when it starts (a thread started again after a crash gets it too). */
+  init?: () => object | undefined;
 }
 
 /**
@@ -49,6 +58,7 @@ export class EncoderPool {
   private readonly nice: number;
   private readonly chunk: number;
   private readonly unref: boolean;
+  private readonly init?: () => object | undefined;
 
   constructor(
     readonly threads: number,
@@ -57,6 +67,7 @@ export class EncoderPool {
     this.nice = options.nice ?? BACKGROUND_NICE;
     this.chunk = options.chunk ?? ENCODE_CHUNK;
     this.unref = options.unref ?? false;
+    this.init = options.init;
   }
 
   /** Vectors of `texts`, in order. */
@@ -69,12 +80,23 @@ export class EncoderPool {
       while (next < texts.length) {
         const from = next;
         next = Math.min(texts.length, from + this.chunk);
-        const vectors = await this.send(slot, texts.slice(from, next));
+        const { vectors = [] } = await this.send(slot, { texts: texts.slice(from, next) });
         vectors.forEach((v, i) => (out[from + i] = v));
       }
     };
     await Promise.all(this.workers.map(drain));
     return out;
+  }
+
+  /** Sends one request to the first thread and resolves with its whole reply (encoder-thread.ts says what it takes). */
+  async request<T extends object>(message: object): Promise<T & { vectors?: Float32Array[] }> {
+    this.start();
+    return (await this.send(this.workers[0], message)) as unknown as T & { vectors?: Float32Array[] };
+  }
+
+  /** Whether a thread runs (started and not ended): one started later gets init()'s message first. */
+  get running(): boolean {
+    return this.workers.length > 0;
   }
 
   async close(): Promise<void> {
@@ -92,13 +114,13 @@ export class EncoderPool {
     for (let i = 0; i < this.threads; i++) {
       const worker = new Worker(entry, { execArgv, workerData: { nice: this.nice } });
       const slot: Slot = { worker, pending: new Map<number, Pending>() };
-      worker.on('message', (msg: { id: number; vectors?: Float32Array[]; error?: string }) => {
+      worker.on('message', (msg: Reply) => {
         const p = slot.pending.get(msg.id);
         if (!p) return;
         slot.pending.delete(msg.id);
         if (this.unref && !slot.pending.size) worker.unref();
         if (msg.error !== undefined) p.reject(new Error(`sentence encoder thread: ${msg.error}`));
-        else p.resolve(msg.vectors ?? []);
+        else p.resolve(msg);
       });
       const failAll = (e: Error) => {
         for (const p of slot.pending.values()) p.reject(e);
@@ -109,16 +131,18 @@ export class EncoderPool {
       worker.on('exit', (code) => failAll(new Error(`sentence encoder thread exited (${code})`)));
       // After the listeners (adding a 'message' listener refs the worker again); send() refs it while it works.
       if (this.unref) worker.unref();
+      const first = this.init?.();
+      if (first) worker.postMessage(first);
       this.workers.push(slot);
     }
   }
 
-  private send(slot: Slot, texts: string[]): Promise<Float32Array[]> {
+  private send(slot: Slot, message: object): Promise<Reply> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       slot.pending.set(id, { resolve, reject });
       if (this.unref) slot.worker.ref();
-      slot.worker.postMessage({ id, texts });
+      slot.worker.postMessage({ ...message, id });
     });
   }
 }

@@ -1,11 +1,23 @@
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadSentenceModel } from './sentence-model';
+import { loadSentenceModel, SentenceModel } from './sentence-model';
+import { attachMatrix, EMPTY_MATRIX, packHits, ScanOptions, scanMatrix, SharedSentenceMatrix } from './sentence-scan';
+
+/** What the thread is asked: texts to encode (then, with `scan`, the first one scanned), or a vector to scan. */
+interface Request {
+  id: number;
+  texts?: string[];
+  vector?: Float32Array;
+  scan?: ScanOptions;
+}
 
 /**
  * A worker thread of the encoder pool: lowers its own scheduling priority when asked (on Linux a thread's nice value
- * is its own, so the process's other threads keep theirs), loads the model once, then answers { id, texts } with
- * { id, vectors } (the float32 buffers transferred, not copied) or { id, error }.
+ * is its own, so the process's other threads keep theirs), loads the model on its first texts, then answers { id,
+ * texts } with { id, vectors } (the float32 buffers transferred, not copied) or { id, error }. The query encoder's
+ * thread also scans the course vectors, which the event loop builds in memory it shares ({ matrix }, posted again at
+ * each reload, answered once the thread has moved to it): { id, texts, scan } adds the first text's hits, { id, vector, scan } scans a vector encoded before, and
+ * either answers the hits packed, with the generation of the matrix they come from.
  */
 const port = parentPort;
 if (port) {
@@ -17,15 +29,27 @@ if (port) {
       // A platform that refuses only leaves the thread at the process's priority.
     }
   }
-  const model = loadSentenceModel();
-  port.on('message', (msg: { id: number; texts: string[] }) => {
+  let model: Promise<SentenceModel> | undefined;
+  let matrix = EMPTY_MATRIX;
+  let generation = 0;
+  port.on('message', (msg: Request | { id?: number; matrix: SharedSentenceMatrix }) => {
+    if ('matrix' in msg) {
+      // From here on the previous matrix is never scanned again (a scan runs whole within one message): the answer
+      // lets the event loop write its next matrix into that memory.
+      matrix = attachMatrix(msg.matrix);
+      generation = msg.matrix.generation;
+      if (msg.id !== undefined) port.postMessage({ id: msg.id });
+      return;
+    }
     void (async () => {
       try {
-        const vectors = await (await model).encode(msg.texts);
-        port.postMessage(
-          { id: msg.id, vectors },
-          vectors.map((v) => v.buffer as ArrayBuffer),
-        );
+        let vectors: Float32Array[] = [];
+        if (msg.texts) vectors = await (await (model ??= loadSentenceModel())).encode(msg.texts);
+        const query = msg.vector ?? vectors[0];
+        const hits = msg.scan && query ? packHits(scanMatrix(matrix, query, msg.scan)) : undefined;
+        const transfer: ArrayBuffer[] = vectors.map((v) => v.buffer as ArrayBuffer);
+        if (hits) transfer.push(hits.ids.buffer as ArrayBuffer, hits.scores.buffer as ArrayBuffer, hits.cosines.buffer as ArrayBuffer);
+        port.postMessage({ id: msg.id, vectors, ...(hits ? { hits, generation } : {}) }, transfer);
       } catch (e) {
         port.postMessage({ id: msg.id, error: (e as Error).message });
       }

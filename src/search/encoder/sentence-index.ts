@@ -1,29 +1,22 @@
 import type { Queryable } from '../../common/database';
-import { ENCODER } from '../ranking-weights';
 import { documentsStamp } from '../search.store';
 import { DotKernel } from '../semantic/dot-kernel';
-import { topScores } from '../semantic/embedded-semantic';
 import { allCourseTexts, CourseTexts } from './course-texts';
 import { SENTENCE_DIMENSIONS, unit } from './sentence-model';
+import { EMPTY_MATRIX, FEEDBACK_POOL, SentenceMatrix } from './sentence-scan';
 import { SentenceVectorStore } from './vector-store';
-
-/** The vectors one search scans: row r is course ids[r]'s. */
-interface Matrix {
-  ids: Int32Array;
-  rows: DotKernel;
-}
-
-// Courses the feedback pass scores again: the first pass's best (on the tuning sets, 300 or all gave the same rankings).
-const FEEDBACK_POOL = 1000;
-
-const EMPTY: Matrix = { ids: new Int32Array(), rows: DotKernel.create(0, false, SENTENCE_DIMENSIONS) };
 
 /**
  * The course vectors of this process, in memory: reloaded when the catalogue's stamp or the store's moves (only the
  * vectors it does not hold yet are read). A course without a vector yet is simply not in the scan.
  */
 export class SentenceIndex {
-  private matrix = EMPTY;
+  private current = EMPTY_MATRIX;
+  private built = 0;
+  /** The matrix the last reload replaced, until the scanning thread says it has moved on (release()). */
+  private retired: SentenceMatrix | null = null;
+  /** A replaced matrix no thread scans any more: the next reload writes into its memory when it fits. */
+  private spare: SentenceMatrix | null = null;
   private courses: CourseTexts[] = [];
   private vectors = new Map<string, Float32Array>();
   private catalogueStamp = '';
@@ -36,7 +29,20 @@ export class SentenceIndex {
 
   /** Courses that have at least one vector in the scan. */
   get size(): number {
-    return this.matrix.ids.length;
+    return this.current.ids.length;
+  }
+
+  /**
+   * The matrix searches scan (scanMatrix), built on this thread in memory it can share: SentenceRanker hands it to the
+   * query encoder's thread, which alone scans it from then on.
+   */
+  get matrix(): SentenceMatrix {
+    return this.current;
+  }
+
+  /** Counts the matrices built: moves with each reload that changed something. */
+  get generation(): number {
+    return this.built;
   }
 
   /** Reloads what changed; one call at a time (the caller serialises). */
@@ -55,42 +61,25 @@ export class SentenceIndex {
     const missing = [...wanted].filter((h) => !vectors.has(h));
     for (const [h, v] of await this.store.load(missing)) vectors.set(h, v);
     this.vectors = vectors;
-    this.matrix = build(this.courses, vectors);
+    const spare = this.spare;
+    this.spare = null;
+    this.retired = this.current === EMPTY_MATRIX ? null : this.current;
+    this.current = build(this.courses, vectors, spare);
+    this.built++;
     this.catalogueStamp = stamp;
     this.vectorStamp = vectorStamp;
     return true;
   }
 
   /**
-   * Courses by cosine to the unit vector `query`, best first, at least `floor`. With ENCODER.feedbackWeight, the query
-   * then moves towards the mean of the ENCODER.feedbackDocs courses it is closest to (Rocchio pseudo-relevance
-   * feedback: a learner's few words gain the vocabulary of the courses they point to), and the first pass's best
-   * FEEDBACK_POOL courses are scored again with it: a few hundred dot products instead of a second scan. `cosine` is
-   * each course's cosine to the query as typed: feedback raises every candidate's score, so only it says how close a
-   * course is to what was asked.
+   * The thread that scans the matrices scans `generation` from now on (and never an earlier one again): the matrix it
+   * replaced becomes the spare the next reload writes into. Without it every reload would take new memory, and a
+   * shared memory is freed only when both threads have collected their garbage.
    */
-  rank(query: Float32Array, max: number, floor: number): Array<{ id: number; score: number; cosine: number }> {
-    const { ids, rows } = this.matrix;
-    if (!ids.length) return [];
-    const { feedbackDocs, feedbackWeight } = ENCODER;
-    const feedback = Boolean(feedbackDocs && feedbackWeight);
-    // Only the best `max` (or the feedback pool) are read out of the first pass: the other rows' products are not
-    // computed (-Infinity), and those read are the full scan's, bit for bit.
-    const first = rows.dotsOfBest(query, feedback ? Math.max(FEEDBACK_POOL, max) : max);
-    if (!feedback) return topScores(first, max, floor).map((c) => ({ id: ids[c], score: first[c], cosine: first[c] }));
-    const D = SENTENCE_DIMENSIONS;
-    const m = rows.matrix;
-    const pool = topScores(first, Math.max(FEEDBACK_POOL, max), -Infinity);
-    const moved = Float32Array.from(query);
-    const share = feedbackWeight / Math.min(feedbackDocs, pool.length);
-    for (const c of pool.slice(0, feedbackDocs)) for (let i = 0; i < D; i++) moved[i] += share * m[c * D + i];
-    const again = rows.doubleDots(unit(moved), pool);
-    const scored = new Array<{ id: number; score: number; cosine: number }>(pool.length);
-    for (let p = 0; p < pool.length; p++) scored[p] = { id: ids[pool[p]], score: again[p], cosine: first[pool[p]] };
-    return scored
-      .filter((h) => h.score >= floor)
-      .sort((a, b) => b.score - a.score || a.id - b.id)
-      .slice(0, max);
+  release(generation: number): void {
+    if (generation !== this.built || !this.retired) return;
+    this.spare = this.retired;
+    this.retired = null;
   }
 }
 
@@ -98,13 +87,15 @@ export class SentenceIndex {
  * One row per course: the sum of its texts' vectors (ENCODER.texts, each times its weight), made unit length. The scan
  * costs the same as with one text (a course whose texts are not all encoded yet uses those that are).
  */
-function build(courses: CourseTexts[], vectors: Map<string, Float32Array>): Matrix {
+function build(courses: CourseTexts[], vectors: Map<string, Float32Array>, spare: SentenceMatrix | null): SentenceMatrix {
   const D = SENTENCE_DIMENSIONS;
   const kept = courses.filter((c) => c.hashes.some((h) => vectors.has(h)));
   // The int8 copy only pays where a search asks for under a quarter of the rows (dotsOfBest): quantising costs the
   // event loop ~15 ms per 1,000 rows at each rebuild, for nothing on a catalogue of a few thousand courses.
   const coarse = kept.length > 4 * FEEDBACK_POOL;
-  const rows = DotKernel.create(kept.length, true, D, true, coarse);
+  // Sized for every course of the catalogue and a tenth more: the rows grow as an encoding run stores vectors, and
+  // later reloads then write into a spare matrix's memory instead of taking new memory.
+  const rows = DotKernel.create(kept.length, true, D, true, coarse, { capacity: Math.ceil(courses.length * 1.1), spare: spare?.rows });
   kept.forEach((c, r) => {
     const sum = new Float32Array(D);
     c.hashes.forEach((h, t) => {

@@ -3,9 +3,10 @@
 ;; encoder's); the other arguments are byte offsets into the memory. dots_f64 gives the listed rows' products in double
 ;; precision, each summed in order from its first float to its last as a JavaScript loop sums it (every float32 product
 ;; is exact in a double, so the results are that loop's, bit for bit), two rows at a time.
+;; The memory is the caller's, shared (a SharedArrayBuffer): a matrix filled on one thread can be scanned on another.
 ;; Compiled into dot-kernel.ts (the bytes, base64); test/unit/dot-kernel.test.ts checks they are this file's.
 (module
-  (memory (export "memory") 1)
+  (import "env" "memory" (memory 1 65536 shared))
   (func (export "dots") (param $matrix i32) (param $rows i32) (param $query i32) (param $out i32) (param $rowBytes i32)
     (local $r i32) (local $i i32) (local $o i32) (local $acc v128)
     (local $o1 i32) (local $o2 i32) (local $o3 i32) (local $q v128) (local $acc1 v128) (local $acc2 v128) (local $acc3 v128)

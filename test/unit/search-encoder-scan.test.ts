@@ -1,0 +1,114 @@
+import { EncoderPool } from '../../src/search/encoder/encoder-pool';
+import { SENTENCE_DIMENSIONS, unit } from '../../src/search/encoder/sentence-model';
+import { FEEDBACK_POOL, PackedHits, ScanOptions, scanMatrix, SentenceMatrix, shareMatrix, unpackHits } from '../../src/search/encoder/sentence-scan';
+import { DotKernel } from '../../src/search/semantic/dot-kernel';
+
+const D = SENTENCE_DIMENSIONS;
+// Above four times the feedback pool, so that the first pass is the int8 one (dotsOfBest), as at 20,000 courses.
+const ROWS = 4 * FEEDBACK_POOL + 301;
+const OPTIONS: ScanOptions = { max: 300, floor: -1, feedbackDocs: 5, feedbackWeight: 1 };
+
+/** Unit rows around a few centres (many close products, some exact ties: rows 0–9 repeat rows 10–19), seeded. */
+function rowsOf(seed: number): Float32Array[] {
+  let x = seed;
+  const next = () => {
+    x = (x * 1103515245 + 12345) % 2 ** 31;
+    return x / 2 ** 30 - 1;
+  };
+  const centres = Array.from({ length: 8 }, () => Float32Array.from({ length: D }, next));
+  const rows = Array.from({ length: ROWS }, (_, r) => unit(centres[r % 8].map((c) => c + 0.6 * next())));
+  for (let r = 0; r < 10; r++) rows[r] = rows[r + 10];
+  return rows;
+}
+
+/** A matrix as SentenceIndex builds one at this size: float32 rows, their int8 copy, course ids from `firstId`. */
+function matrixOf(rows: Float32Array[], firstId: number, spare?: SentenceMatrix): SentenceMatrix {
+  const kernel = DotKernel.create(rows.length, true, D, true, true, { capacity: rows.length + 100, spare: spare?.rows });
+  rows.forEach((v, r) => kernel.matrix.set(v, r * D));
+  kernel.quantize();
+  return { ids: Int32Array.from(rows, (_, r) => firstId + r), rows: kernel };
+}
+
+const queryOf = (rows: Float32Array[], r: number) => unit(rows[r].map((v, i) => v + 0.3 * Math.sin(i * (r + 1))));
+
+describe("the sentence scan on the query encoder's thread", () => {
+  const first = rowsOf(7);
+  const second = rowsOf(11);
+  // Each matrix twice: one handed to the thread, one scanned here (a shared matrix is scanned by one thread only).
+  const sharedFirst = matrixOf(first, 1);
+  const sharedSecond = matrixOf(second, 100_001);
+  const hereFirst = matrixOf(first, 1);
+  const hereSecond = matrixOf(second, 100_001);
+  let current = shareMatrix(sharedFirst, 1);
+  const pool = new EncoderPool(1, { nice: 0, chunk: 1, unref: true, init: () => ({ matrix: current }) });
+  const scan = (vector: Float32Array) => pool.request<{ hits: PackedHits; generation: number }>({ vector, scan: OPTIONS });
+
+  afterAll(() => pool.close());
+
+  it('shares the rows, not a copy of them', () => {
+    expect(sharedFirst.rows.matrix.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(current.rows.memory?.buffer).toBeInstanceOf(SharedArrayBuffer);
+    // What is posted is the memory itself (a structured clone of it shares the buffer): no array of rows goes along.
+    expect(Object.values(current.rows).some((v) => v instanceof Float32Array)).toBe(false);
+  });
+
+  it('gives the hits of the scan on this thread, bit for bit, with the matrix handed over when the thread started', async () => {
+    expect(sharedFirst.rows.simd).toBe(true);
+    for (const r of [0, 10, 123, ROWS - 1]) {
+      const query = queryOf(first, r);
+      const reply = await scan(query);
+      const want = scanMatrix(hereFirst, query, OPTIONS);
+      expect(want).toHaveLength(OPTIONS.max);
+      expect(reply.generation).toBe(1);
+      const got = unpackHits(reply.hits);
+      expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
+      got.forEach((h, i) => {
+        expect(Object.is(h.score, want[i].score)).toBe(true);
+        expect(Object.is(h.cosine, want[i].cosine)).toBe(true);
+      });
+    }
+  }, 30_000);
+
+  it('scans the new matrix once a reload posts it, and leaves the old one as it was', async () => {
+    const before = Float32Array.from(sharedFirst.rows.matrix);
+    current = shareMatrix(sharedSecond, 2);
+    // Answered once the thread reads the new matrix.
+    await pool.request({ matrix: current });
+    const query = queryOf(second, 42);
+    const reply = await scan(query);
+    expect(reply.generation).toBe(2);
+    const got = unpackHits(reply.hits);
+    expect(got).toEqual(scanMatrix(hereSecond, query, OPTIONS));
+    expect(got.every((h) => h.id > 100_000)).toBe(true);
+    expect(sharedFirst.rows.matrix.every((v, i) => Object.is(v, before[i]))).toBe(true);
+  }, 30_000);
+
+  it('hands the current matrix to a thread started again', async () => {
+    await pool.close();
+    const query = queryOf(second, 7);
+    const reply = await scan(query);
+    expect(reply.generation).toBe(2);
+    expect(unpackHits(reply.hits)).toEqual(scanMatrix(hereSecond, query, OPTIONS));
+  }, 30_000);
+});
+
+describe('a reload into a released matrix', () => {
+  it("writes into the spare's memory when it fits, and scans as a matrix in new memory does", () => {
+    const old = matrixOf(rowsOf(3), 1);
+    const rows = rowsOf(5).slice(0, ROWS - 40);
+    const reused = matrixOf(rows, 1, old);
+    const fresh = matrixOf(rows, 1);
+    expect(reused.rows.share().memory).toBe(old.rows.share().memory);
+    expect(fresh.rows.share().memory).not.toBe(old.rows.share().memory);
+    for (const r of [0, 99]) {
+      const query = queryOf(rows, r);
+      expect(scanMatrix(reused, query, OPTIONS)).toEqual(scanMatrix(fresh, query, OPTIONS));
+    }
+  });
+
+  it('takes new memory when the spare is too small', () => {
+    const small = matrixOf(rowsOf(3).slice(0, 50), 1);
+    const grown = matrixOf(rowsOf(3), 1, small);
+    expect(grown.rows.share().memory).not.toBe(small.rows.share().memory);
+  });
+});
