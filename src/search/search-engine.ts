@@ -26,6 +26,11 @@ const MAX_SUBJECT_CONCEPTS = 4;
 // A concept scoring under this share of the subject's (subjectScores) is said in passing ("skills" beside leadership,
 // 0.19 against 1.17; "science", in more heads than are counted, 0): the subject's courses are not ordered by it.
 const SUBJECT_TITLE_SHARE = 0.25;
+// A concept typed right scoring this many times the best corrected one's (subjectScores) is the subject all the same:
+// the correction is a word most subjects' courses use ("child developmnt": child 2.07, development 0.36), while a
+// word typed right beside a correction that names a subject scores within about three times it ("teachng englsh tesol":
+// tesol 3.84, english 1.61, and the English-teaching courses are the answer).
+const SUBJECT_OVER_CORRECTED = 4;
 /** A subject's ranking asked ahead of subjectFirst (rankSubject), with what it was asked for. */
 interface SubjectRanking {
   subject: Concept;
@@ -637,11 +642,13 @@ export function realWordEvidence(own: number, keywordLike: boolean): { enough: n
  * "calculus" in "calculus for engineers"), or none when no course names any outside its description. Only concepts
  * holding a corrected word compete when any of them is named so: the learner typed the query for the word they
  * misspelt, and a word typed right beside it is more often what is said about that subject ("cryptograpy and netwrok
- * security" is about cryptography, though "security" is in more titles).
+ * security" is about cryptography, though "security" is in more titles). Unless a concept typed right scores
+ * SUBJECT_OVER_CORRECTED times the corrected ones or more: then the correction is a word of every subject.
  */
 export function subjectOf(concepts: Concept[], scores: number[], corrected: boolean[]): Concept | undefined {
   const ofCorrected = scores.map((s, i) => (corrected[i] ? s : 0));
-  const among = Math.max(...ofCorrected) > 0 ? ofCorrected : scores;
+  const top = Math.max(...ofCorrected);
+  const among = top > 0 && Math.max(...scores) <= SUBJECT_OVER_CORRECTED * top ? ofCorrected : scores;
   const best = Math.max(...among);
   return best > 0 ? concepts[among.indexOf(best)] : undefined;
 }
