@@ -26,6 +26,11 @@ const MAX_SUBJECT_CONCEPTS = 4;
 // A concept scoring under this share of the subject's (subjectScores) is said in passing ("skills" beside leadership,
 // 0.19 against 1.17; "science", in more heads than are counted, 0): the subject's courses are not ordered by it.
 const SUBJECT_TITLE_SHARE = 0.25;
+// A concept typed right scoring this many times the best corrected one's (subjectScores) is the subject all the same:
+// the correction is a word most subjects' courses use ("child developmnt": child 2.07, development 0.36), while a
+// word typed right beside a correction that names a subject scores within about three times it ("teachng englsh tesol":
+// tesol 3.84, english 1.61, and the English-teaching courses are the answer).
+const SUBJECT_OVER_CORRECTED = 4;
 /** A subject's ranking asked ahead of subjectFirst (rankSubject), with what it was asked for. */
 interface SubjectRanking {
   subject: Concept;
@@ -50,6 +55,15 @@ export function lexicalLeads(page: Pick<RankedPage, 'allConcepts' | 'hits'>, con
   if (page.allConcepts) return true;
   const short = concepts <= MAX_SUBJECT_CONCEPTS && (rareCorrection || concepts >= 2);
   return corrected && short && page.hits.length > 0;
+}
+
+/**
+ * Whether an unknown word of a short query is still misspelt once corrected: no correction chosen (or none found) and
+ * no word vector either. Such a word is read by the lexical ranking's title trigrams alone ("oceanegraphy"); a word
+ * with a word vector is ordinary English the spelling statement skips ("forget", "puppy's") and reads as any other.
+ */
+export function leftMisspelt(unknown: string[], corrections: ReadonlyMap<string, string>, english: ReadonlyMap<string, unknown>): boolean {
+  return unknown.some((w) => !corrections.has(w) && !english.has(w));
 }
 
 /** Filters said in words, least important first: relaxed in this order when together they leave no course. */
@@ -108,7 +122,7 @@ export class SearchEngine {
   }
 
   async search(query: string, limit: number): Promise<SearchResponseDto> {
-    const { filters, text, concepts, corrections, joins, rareFixes, tokens, semanticText, typedWords, misspelt } = await this.understand(query);
+    const { filters, text, concepts, corrections, joins, rareFixes, tokens, semanticText, typedWords, misspelt, uncorrected } = await this.understand(query);
     const rareCorrection = rareFixes.length > 0;
     const semantic = Boolean(text && (this.rankers.embedded || this.rankers.hosted || this.rankers.encoder));
     const depth = semantic ? FUSION_DEPTH : limit;
@@ -161,13 +175,16 @@ export class SearchEngine {
       // ranking's order leads and the others only break its ties, by rank (lexicalLeads). Otherwise the rankings'
       // scores are fused: how far a course stands out in each ranking counts.
       const ids = (list: Hit[]) => list.map((h) => h.id);
-      const leads = lexicalLeads(lexical, concepts.length, corrections.size > 0, rareCorrection);
+      // A misspelt word left as typed (no candidate fits: "oceanegraphy") is one only the lexical ranking's title
+      // trigrams read; the other rankings know nothing of it and would lead with the query's other words alone.
+      const misread = corrections.size > 0 || uncorrected;
+      const leads = lexicalLeads(lexical, concepts.length, misread, rareCorrection);
       // A filter said in words and nothing corrected: the lexical ranking's clear gaps stay (lexicalLedFusion).
       const keepGaps = corrections.size === 0 && Object.values(applied).some((v) => v !== undefined);
       // A short query with a corrected word: its titles ranked by the words as typed, which needs no correction,
       // reorder what the lexical ranking puts close together when a correction was wrong or missing.
       const fuzzy =
-        leads && corrections.size && concepts.length <= MAX_SUBJECT_CONCEPTS
+        leads && misread && concepts.length <= MAX_SUBJECT_CONCEPTS
           ? (this.facts?.fuzzyTitles(typedWords, misspelt, applied, { maxTitlesPerWord: FUZZY_TITLES.maxTitlesPerWord, depth }) ?? [])
           : [];
       hits = (
@@ -355,13 +372,19 @@ export class SearchEngine {
     // two slips in a short word, too far by trigrams) stands for the title word closest to it, if one is a slip or two
     // away; a word with a word vector is English ("nicer", "verses": the spelling statement skips common words) and
     // stays as typed.
+    // A short query's misspelt word left as typed (candidates, none chosen: "oceanegraphy" → ocean, which the context
+    // rejects) is asked about in the same statement: with no word vector either, it is a misspelling still.
+    let uncorrected = false;
     if (this.facts && words(rest).filter((w) => !this.lexicon.stopwords.has(w)).length <= MAX_SUBJECT_CONCEPTS) {
-      const pending = raw.filter((w) => !corrections.has(w) && correctable(w) && !candidates.get(w)?.length);
-      const english = pending.length && this.rankers.embedded ? await this.rankers.embedded.wordVectors(pending) : new Map();
+      const left = raw.filter((w) => !corrections.has(w) && correctable(w));
+      const pending = left.filter((w) => !candidates.get(w)?.length);
+      const english = left.length && this.rankers.embedded ? await this.rankers.embedded.wordVectors(left) : new Map();
       for (const w of pending) {
         const fix = english.has(w) ? null : this.facts.closestTitleWord(w);
         if (fix) corrections.set(w, fix);
       }
+      // Without word vectors, English and misspellings cannot be told apart: nothing is counted as misspelt.
+      uncorrected = Boolean(this.rankers.embedded) && leftMisspelt(left, corrections, english);
     }
     // A word joined from two is a correction (of the space typed between them): its concept is compared with titles and
     // ranked as corrected, as said ("classroom", not its synonym group's first phrase).
@@ -405,7 +428,7 @@ export class SearchEngine {
       .flatMap(asTyped)
       .filter((w) => !this.lexicon.stopwords.has(w));
     const misspelt = [...new Set([...raw, ...corrections.keys()].flatMap(asTyped))];
-    return { filters, text, concepts, corrections, joins, rareFixes, tokens, semanticText, typedWords, misspelt };
+    return { filters, text, concepts, corrections, joins, rareFixes, tokens, semanticText, typedWords, misspelt, uncorrected };
   }
 
   /**
@@ -619,11 +642,13 @@ export function realWordEvidence(own: number, keywordLike: boolean): { enough: n
  * "calculus" in "calculus for engineers"), or none when no course names any outside its description. Only concepts
  * holding a corrected word compete when any of them is named so: the learner typed the query for the word they
  * misspelt, and a word typed right beside it is more often what is said about that subject ("cryptograpy and netwrok
- * security" is about cryptography, though "security" is in more titles).
+ * security" is about cryptography, though "security" is in more titles). Unless a concept typed right scores
+ * SUBJECT_OVER_CORRECTED times the corrected ones or more: then the correction is a word of every subject.
  */
 export function subjectOf(concepts: Concept[], scores: number[], corrected: boolean[]): Concept | undefined {
   const ofCorrected = scores.map((s, i) => (corrected[i] ? s : 0));
-  const among = Math.max(...ofCorrected) > 0 ? ofCorrected : scores;
+  const top = Math.max(...ofCorrected);
+  const among = top > 0 && Math.max(...scores) <= SUBJECT_OVER_CORRECTED * top ? ofCorrected : scores;
   const best = Math.max(...among);
   return best > 0 ? concepts[among.indexOf(best)] : undefined;
 }

@@ -172,6 +172,13 @@ describe("POST /api/search understands questions asked in the learner's own word
     expect(res.body.data.results[0].title).toMatch(/geopolitics/i);
   });
 
+  it('lets the titles lead for a misspelt word no correction fits: "oceanegraphy marin" is about the ocean', async () => {
+    const res = await api.post('/api/search', { query: 'oceanegraphy marin', limit: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.interpreted.corrections).toBeUndefined();
+    expect(res.body.data.results[0].title).toMatch(/ocean/i);
+  });
+
   it('finds two slips in a short word by the titles: "buisness etihc" is about ethics', async () => {
     const res = await api.post('/api/search', { query: 'buisness etihc', limit: 5 });
     expect(res.status).toBe(200);

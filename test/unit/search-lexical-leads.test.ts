@@ -1,4 +1,4 @@
-import { lexicalLeads } from '../../src/search/search-engine';
+import { leftMisspelt, lexicalLeads } from '../../src/search/search-engine';
 
 describe('whether the lexical ranking leads the fusion', () => {
   const found = { hits: [{ id: 1, score: 1 }] };
@@ -24,5 +24,13 @@ describe('whether the lexical ranking leads the fusion', () => {
   it('does not lead without a correction or without lexical matches', () => {
     expect(lexicalLeads(found, 3, false, false)).toBe(false);
     expect(lexicalLeads({ hits: [] }, 2, true, true)).toBe(false);
+  });
+
+  it("counts a short query's unknown word left uncorrected, with no word vector, as misspelt", () => {
+    const vector = new Map([['forget', {}]]);
+    expect(leftMisspelt(['oceanegraphy'], new Map(), vector)).toBe(true); // no candidate the context accepts
+    expect(leftMisspelt(['oceanegraphy'], new Map([['oceanegraphy', 'oceanography']]), vector)).toBe(false);
+    expect(leftMisspelt(['forget'], new Map(), vector)).toBe(false); // common English the spelling skips
+    expect(leftMisspelt([], new Map(), vector)).toBe(false);
   });
 });

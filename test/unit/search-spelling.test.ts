@@ -105,6 +105,13 @@ describe('a corrected query', () => {
     expect(subjectOf(concepts, [0, 0, 0], [true, true, false])).toBeUndefined();
   });
 
+  it('takes a concept typed right when it scores four times the corrected ones or more: the correction is a common word', () => {
+    const concepts = [[['child']], [['development']]];
+    expect(subjectOf(concepts, [2.07, 0.36], [false, true])).toBe(concepts[0]); // "child developmnt"
+    const teaching = [[['teaching']], [['english']], [['tesol']]];
+    expect(subjectOf(teaching, [0.32, 1.61, 3.84], [true, true, false])).toBe(teaching[1]); // "teachng englsh tesol"
+  });
+
   it('counts and ranks a corrected concept by the phrase said, and the others by their first phrase', () => {
     const fitness = [['fitness'], ['exercise']];
     const science = [['science']];
