@@ -1,7 +1,8 @@
 /**
  * Search latency, two builds side by side: `BENCH_BASE_ROOT=<checkout> npm run bench:search-ab` (options: `--rounds N`,
  * default 3; `--real` stays on the real catalogue instead of growing it to 20,000 courses; `--concurrency N`, default 1:
- * N judged queries sent at once, to one side then the other, as requests that overlap on one process).
+ * N judged queries sent at once, to one side then the other, as requests that overlap on one process; `--memory N`:
+ * each side's main-thread memory every N queries, and at the end after a full collection).
  *
  * Loads the real catalogue into a scratch database (as bench/search.ts does, random sentence vectors), grows it to
  * 20,000 courses, then starts two processes, each the built API (dist/) of one checkout with both semantic engines on:
@@ -24,6 +25,9 @@ const arg = (name: string) => process.argv.indexOf(name);
 const rounds = Number(process.argv[arg('--rounds') + 1]) || 3;
 const real = arg('--real') >= 0;
 const concurrency = arg('--concurrency') >= 0 ? Math.max(1, Number(process.argv[arg('--concurrency') + 1]) || 1) : 1;
+// Every N queries of each side, its main thread's memory (bench/search-side.js), and at the end again after a full
+// collection: is a growth garbage V8 has not collected yet, or retained?
+const memoryEvery = arg('--memory') >= 0 ? Math.max(1, Number(process.argv[arg('--memory') + 1]) || 100) : 0;
 const baseRoot = process.env.BENCH_BASE_ROOT;
 const serviceRoot = resolve(process.env.BENCH_SERVICE_ROOT ?? join(__dirname, '..'));
 const TICK_MS = 10; // USER_HZ: /proc's clock ticks are 1/100 s on Linux
@@ -78,6 +82,7 @@ function start(name: string, root: string, databaseUrl: string): Promise<Side> {
       SEARCH_SENTENCE_ENCODER: 'true',
     },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    execArgv: memoryEvery ? ['--expose-gc'] : [],
   });
   return new Promise((resolveSide, reject) => {
     child.once('exit', (code) => reject(new Error(`${name} side exited (${code}) before it was ready`)));
@@ -126,6 +131,29 @@ async function searchOnce(side: Side, query: string, clear = true): Promise<{ ms
   return { ms, answer };
 }
 
+interface MemoryFigures {
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
+}
+
+async function sampleMemory(side: Side, label: string, gc = false): Promise<void> {
+  const m = (await ask(side, { memory: { gc } })).memory as {
+    main: MemoryFigures;
+    matrices: number;
+    titleIndexes: number;
+    majorGcs: number;
+  };
+  const mb = (x: number) => String(Math.round(x / 1e6));
+  const figures = (f: MemoryFigures) => `heap ${mb(f.heapUsed)}/${mb(f.heapTotal)} ext ${mb(f.external)} ab ${mb(f.arrayBuffers)}`;
+  process.stdout.write(
+    `memory ${side.name} ${label}: rss ${mb(m.main.rss)} (proc ${mb(rssOf(side.child.pid!))}) main ${figures(m.main)}` +
+      ` | matrices ${m.matrices} title indexes ${m.titleIndexes} major GCs ${m.majorGcs}\n`,
+  );
+}
+
 async function main(): Promise<void> {
   if (!baseRoot) throw new Error('BENCH_BASE_ROOT=<a built checkout> is required');
   const scratch = await createScratchCatalogue('search_ab');
@@ -141,6 +169,7 @@ async function main(): Promise<void> {
     sides.push(await start('base', resolve(baseRoot), scratch.url));
     sides.push(await start('this', serviceRoot, scratch.url));
     const loads: string[] = [];
+    if (memoryEvery) for (const s of sides) await sampleMemory(s, 'ready');
     for (let r = 0; r <= rounds; r++) {
       const before = sides.map((s) => cpuTicks(s.child.pid!));
       const times = sides.map(() => [] as number[]);
@@ -155,6 +184,9 @@ async function main(): Promise<void> {
           for (const { ms, answer } of results) {
             times[i].push(ms);
             if (r === 1) sides[i].answers.push(answer);
+          }
+          if (memoryEvery && Math.floor((q + batch.length) / memoryEvery) > Math.floor(q / memoryEvery)) {
+            await sampleMemory(sides[i], `round ${r} query ${q + batch.length}`);
           }
         }
       }
@@ -171,6 +203,12 @@ async function main(): Promise<void> {
           `this ${f1(pct(t.http[r - 1], 50))} / ${f1(pct(t.http[r - 1], 95))} ms; CPU per query base ${f1(b.cpu[r - 1].all)} (main ${f1(b.cpu[r - 1].main)}), ` +
           `this ${f1(t.cpu[r - 1].all)} (main ${f1(t.cpu[r - 1].main)}) ms\n`,
       );
+    }
+    if (memoryEvery) {
+      for (const s of sides) await sampleMemory(s, 'end');
+      for (const s of sides) await sampleMemory(s, 'end, after gc()', true);
+      await new Promise((done) => setTimeout(done, 5000));
+      for (const s of sides) await sampleMemory(s, 'end, 5 s later');
     }
     const differs = (q: number) => sides[0].answers[q] !== sides[1].answers[q];
     const differing = queries.filter((_, q) => differs(q));
