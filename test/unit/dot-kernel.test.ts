@@ -125,4 +125,25 @@ describe('the SIMD dot-product kernel', () => {
     kernel.quantize();
     expect(kernel.dotsOfBest(query, 20)).toEqual(kernel.dots(query));
   });
+
+  it('writes the same int8 copy in slices, and scans in full until the last slice', () => {
+    const rows = 4001;
+    const whole = DotKernel.create(rows, true, 512, true, true);
+    const sliced = DotKernel.create(rows, true, 512, true, true);
+    for (let i = 0; i < whole.matrix.length; i++) whole.matrix[i] = Math.sin(i * 0.37) * Math.cos(i % 511);
+    sliced.matrix.set(whole.matrix);
+    whole.quantize();
+    const query = Float32Array.from({ length: 512 }, (_, i) => Math.cos(i * 0.11));
+    const full = whole.dots(query);
+    expect(sliced.unquantized).toBe(true);
+    for (let from = 0; from < rows; from += 1000) {
+      // Until the copy is whole, the full scan: every product computed.
+      expect(sliced.dotsOfBest(query, 10)).toEqual(full);
+      sliced.quantize(from, from + 1000);
+    }
+    expect(sliced.unquantized).toBe(false);
+    const best = sliced.dotsOfBest(query, 10);
+    expect(best.filter((s) => s !== -Infinity).length).toBeLessThan(rows / 2);
+    expect(best).toEqual(whole.dotsOfBest(query, 10));
+  });
 });

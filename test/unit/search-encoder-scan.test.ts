@@ -22,10 +22,10 @@ function rowsOf(seed: number): Float32Array[] {
 }
 
 /** A matrix as SentenceIndex builds one at this size: float32 rows, their int8 copy, course ids from `firstId`. */
-function matrixOf(rows: Float32Array[], firstId: number, spare?: SentenceMatrix): SentenceMatrix {
+function matrixOf(rows: Float32Array[], firstId: number, spare?: SentenceMatrix, quantize = true): SentenceMatrix {
   const kernel = DotKernel.create(rows.length, true, D, true, true, { capacity: rows.length + 100, spare: spare?.rows });
   rows.forEach((v, r) => kernel.matrix.set(v, r * D));
-  kernel.quantize();
+  if (quantize) kernel.quantize();
   return { ids: Int32Array.from(rows, (_, r) => firstId + r), rows: kernel };
 }
 
@@ -39,6 +39,10 @@ describe("the sentence scan on the query encoder's thread", () => {
   const sharedSecond = matrixOf(second, 100_001);
   const hereFirst = matrixOf(first, 1);
   const hereSecond = matrixOf(second, 100_001);
+  const third = rowsOf(13);
+  // As SentenceIndex builds it: the float32 rows only, the int8 copy left to the thread.
+  const sharedThird = matrixOf(third, 200_001, undefined, false);
+  const hereThird = matrixOf(third, 200_001);
   let current = shareMatrix(sharedFirst, 1);
   const pool = new EncoderPool(1, { nice: 0, chunk: 1, unref: true, init: () => ({ matrix: current }) });
   const scan = (vector: Float32Array) => pool.request<{ hits: PackedHits; generation: number }>({ vector, scan: OPTIONS });
@@ -83,12 +87,38 @@ describe("the sentence scan on the query encoder's thread", () => {
     expect(sharedFirst.rows.matrix.every((v, i) => Object.is(v, before[i]))).toBe(true);
   }, 30_000);
 
+  it('writes the int8 copy of a matrix the event loop posts without it, with the same hits before and after', async () => {
+    expect(sharedThird.rows.unquantized).toBe(true);
+    const queries = [3, 77, 4000].map((r) => queryOf(third, r));
+    current = shareMatrix(sharedThird, 3);
+    const reload = pool.request({ matrix: current });
+    // Asked at once: answered from the float32 rows or the int8 copy, whichever the thread has, the same hits.
+    const early = await Promise.all(queries.map(scan));
+    await reload;
+    for (let i = 0; i < 50 && sharedThird.rows.unquantized; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(sharedThird.rows.unquantized).toBe(false);
+    const late = await Promise.all(queries.map(scan));
+    queries.forEach((query, q) => {
+      const want = scanMatrix(hereThird, query, OPTIONS);
+      expect(want).toHaveLength(OPTIONS.max);
+      for (const reply of [early[q], late[q]]) {
+        expect(reply.generation).toBe(3);
+        const got = unpackHits(reply.hits);
+        expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
+        got.forEach((h, i) => {
+          expect(Object.is(h.score, want[i].score)).toBe(true);
+          expect(Object.is(h.cosine, want[i].cosine)).toBe(true);
+        });
+      }
+    });
+  }, 30_000);
+
   it('hands the current matrix to a thread started again', async () => {
     await pool.close();
-    const query = queryOf(second, 7);
+    const query = queryOf(third, 7);
     const reply = await scan(query);
-    expect(reply.generation).toBe(2);
-    expect(unpackHits(reply.hits)).toEqual(scanMatrix(hereSecond, query, OPTIONS));
+    expect(reply.generation).toBe(3);
+    expect(unpackHits(reply.hits)).toEqual(scanMatrix(hereThird, query, OPTIONS));
   }, 30_000);
 });
 

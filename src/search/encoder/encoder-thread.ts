@@ -1,6 +1,7 @@
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadSentenceModel, SentenceModel } from './sentence-model';
+import type { DotKernel } from '../semantic/dot-kernel';
 import { attachMatrix, EMPTY_MATRIX, packHits, ScanOptions, scanMatrix, SharedSentenceMatrix } from './sentence-scan';
 
 /** What the thread is asked: texts to encode (then, with `scan`, the first one scanned), or a vector to scan. */
@@ -10,6 +11,9 @@ interface Request {
   vector?: Float32Array;
   scan?: ScanOptions;
 }
+
+// Rows quantised between two looks at the message queue: ~15 ms.
+const QUANTIZE_SLICE = 1000;
 
 /**
  * A worker thread of the encoder pool: lowers its own scheduling priority when asked (on Linux a thread's nice value
@@ -32,12 +36,22 @@ if (port) {
   let model: Promise<SentenceModel> | undefined;
   let matrix = EMPTY_MATRIX;
   let generation = 0;
+  // The event loop leaves the int8 copy of a new matrix to this thread (120–300 ms at 20,000 rows): written a slice at a
+  // time, with the scans asked meanwhile in between (they scan the float32 rows whole until the copy is complete, with
+  // the same hits). A matrix replaced meanwhile is left as it is: it is never scanned again.
+  const quantizeInSlices = (rows: DotKernel, from: number): void => {
+    if (matrix.rows !== rows) return;
+    const to = from + QUANTIZE_SLICE;
+    rows.quantize(from, to);
+    if (to < rows.rows) setImmediate(() => quantizeInSlices(rows, to));
+  };
   port.on('message', (msg: Request | { id?: number; matrix: SharedSentenceMatrix }) => {
     if ('matrix' in msg) {
       // From here on the previous matrix is never scanned again (a scan runs whole within one message): the answer
       // lets the event loop write its next matrix into that memory.
       matrix = attachMatrix(msg.matrix);
       generation = msg.matrix.generation;
+      if (matrix.rows.unquantized) quantizeInSlices(matrix.rows, 0);
       if (msg.id !== undefined) port.postMessage({ id: msg.id });
       return;
     }

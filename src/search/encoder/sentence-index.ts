@@ -2,7 +2,7 @@ import type { Queryable } from '../../common/database';
 import { documentsStamp } from '../search.store';
 import { DotKernel } from '../semantic/dot-kernel';
 import { allCourseTexts, CourseTexts } from './course-texts';
-import { SENTENCE_DIMENSIONS, unit } from './sentence-model';
+import { SENTENCE_DIMENSIONS } from './sentence-model';
 import { EMPTY_MATRIX, FEEDBACK_POOL, SentenceMatrix } from './sentence-scan';
 import { SentenceVectorStore } from './vector-store';
 
@@ -64,7 +64,7 @@ export class SentenceIndex {
     const spare = this.spare;
     this.spare = null;
     this.retired = this.current === EMPTY_MATRIX ? null : this.current;
-    this.current = build(this.courses, vectors, spare);
+    this.current = buildMatrix(this.courses, vectors, spare);
     this.built++;
     this.catalogueStamp = stamp;
     this.vectorStamp = vectorStamp;
@@ -85,26 +85,37 @@ export class SentenceIndex {
 
 /**
  * One row per course: the sum of its texts' vectors (ENCODER.texts, each times its weight), made unit length. The scan
- * costs the same as with one text (a course whose texts are not all encoded yet uses those that are).
+ * costs the same as with one text (a course whose texts are not all encoded yet uses those that are). Exported for
+ * bench/sentence-reload.ts.
  */
-function build(courses: CourseTexts[], vectors: Map<string, Float32Array>, spare: SentenceMatrix | null): SentenceMatrix {
+export function buildMatrix(courses: CourseTexts[], vectors: Map<string, Float32Array>, spare: SentenceMatrix | null): SentenceMatrix {
   const D = SENTENCE_DIMENSIONS;
   const kept = courses.filter((c) => c.hashes.some((h) => vectors.has(h)));
-  // The int8 copy only pays where a search asks for under a quarter of the rows (dotsOfBest): quantising costs the
-  // event loop ~15 ms per 1,000 rows at each rebuild, for nothing on a catalogue of a few thousand courses.
+  // The int8 copy only pays where a search asks for under a quarter of the rows (dotsOfBest): quantising costs ~15 ms
+  // per 1,000 rows at each rebuild, for nothing on a catalogue of a few thousand courses. Only room for it is taken
+  // here: the query encoder's thread, which scans the matrix, writes the copy (quantize) in slices between its scans,
+  // so that a reload at 20,000 courses does not hold the event loop for the 120–300 ms it takes.
   const coarse = kept.length > 4 * FEEDBACK_POOL;
   // Sized for every course of the catalogue and a tenth more: the rows grow as an encoding run stores vectors, and
   // later reloads then write into a spare matrix's memory instead of taking new memory.
   const rows = DotKernel.create(kept.length, true, D, true, coarse, { capacity: Math.ceil(courses.length * 1.1), spare: spare?.rows });
-  kept.forEach((c, r) => {
-    const sum = new Float32Array(D);
-    c.hashes.forEach((h, t) => {
-      const v = vectors.get(h);
+  // One sum array for every row, and unit()'s arithmetic written straight into the matrix (the same floats): a new
+  // array per row and per unit() took half of this loop's time at 20,000 courses, all of it on the event loop.
+  const m = rows.matrix;
+  const sum = new Float32Array(D);
+  for (let r = 0; r < kept.length; r++) {
+    const c = kept[r];
+    sum.fill(0);
+    for (let t = 0; t < c.hashes.length; t++) {
+      const v = vectors.get(c.hashes[t]);
       const w = c.weights[t];
       if (v) for (let i = 0; i < D; i++) sum[i] += w * v[i];
-    });
-    rows.matrix.set(unit(sum), r * D);
-  });
-  if (coarse) rows.quantize();
+    }
+    let n = 0;
+    for (let i = 0; i < D; i++) n += sum[i] * sum[i];
+    const inv = n ? 1 / Math.sqrt(n) : 0;
+    const o = r * D;
+    for (let i = 0; i < D; i++) m[o + i] = sum[i] * inv;
+  }
   return { ids: Int32Array.from(kept.map((c) => c.id)), rows };
 }

@@ -227,14 +227,17 @@ export class DotKernel {
 
   /**
    * Writes the int8 copy of the rows dotsOfBest() scans first (each row scaled so that its largest float is ±127); call
-   * it once `matrix` is filled. Without it (or without room for it) dotsOfBest() is dots().
+   * it once `matrix` is filled. Without it (or without room for it) dotsOfBest() is dots(). `from`/`to`: only those
+   * rows, so that a thread can quantise in slices between scans; dotsOfBest() uses the copy once the last row is written
+   * (until then it is dots(), the same top products).
    */
-  quantize(): void {
+  quantize(from = 0, to = this.rows): void {
     const c = this.coarse;
     if (!c) return;
     const D = this.dims;
     const m = this.matrix;
-    for (let r = 0; r < this.rows; r++) {
+    const end = Math.min(to, this.rows);
+    for (let r = from; r < end; r++) {
       const o = r * D;
       let max = 0;
       for (let i = 0; i < D; i++) max = Math.max(max, Math.abs(m[o + i]));
@@ -251,7 +254,12 @@ export class DotKernel {
       c.error[r] = Math.sqrt(error);
       c.norm[r] = Math.sqrt(norm);
     }
-    c.ready[0] = 1;
+    if (end >= this.rows) c.ready[0] = 1;
+  }
+
+  /** Whether quantize() has a copy to write that dotsOfBest() does not use yet. */
+  get unquantized(): boolean {
+    return Boolean(this.coarse && !this.coarse.ready[0]);
   }
 
   /**
