@@ -210,7 +210,9 @@ describe('backends terminated under write load', () => {
       await load;
       expect(killed).toBeGreaterThan(0);
       expect(failures).toEqual([]);
-      expect(statuses.filter((s) => s !== 201 && s !== 503)).toEqual([]);
+      // Six loops on a fast machine outrun the plan's 500 requests a second: a 429 is the rate limit answering as it
+      // should, not a fault of the killed backends.
+      expect(statuses.filter((s) => s !== 201 && s !== 503 && s !== 429)).toEqual([]);
       expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(0);
       expect(statuses.filter((s) => s === 201).length).toBeGreaterThan(0);
     } finally {
