@@ -31,6 +31,16 @@ function matrixOf(rows: Float32Array[], firstId: number, spare?: SentenceMatrix,
 
 const queryOf = (rows: Float32Array[], r: number) => unit(rows[r].map((v, i) => v + 0.3 * Math.sin(i * (r + 1))));
 
+/** The thread's hits are the in-process scan's, in order and bit for bit. */
+function expectSameHits(packed: PackedHits, want: ReturnType<typeof scanMatrix>): void {
+  const got = unpackHits(packed);
+  expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
+  got.forEach((h, i) => {
+    expect(Object.is(h.score, want[i].score)).toBe(true);
+    expect(Object.is(h.cosine, want[i].cosine)).toBe(true);
+  });
+}
+
 describe("the sentence scan on the query encoder's thread", () => {
   const first = rowsOf(7);
   const second = rowsOf(11);
@@ -64,12 +74,7 @@ describe("the sentence scan on the query encoder's thread", () => {
       const want = scanMatrix(hereFirst, query, OPTIONS);
       expect(want).toHaveLength(OPTIONS.max);
       expect(reply.generation).toBe(1);
-      const got = unpackHits(reply.hits);
-      expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
-      got.forEach((h, i) => {
-        expect(Object.is(h.score, want[i].score)).toBe(true);
-        expect(Object.is(h.cosine, want[i].cosine)).toBe(true);
-      });
+      expectSameHits(reply.hits, want);
     }
   }, 30_000);
 
@@ -103,12 +108,7 @@ describe("the sentence scan on the query encoder's thread", () => {
       expect(want).toHaveLength(OPTIONS.max);
       for (const reply of [early[q], late[q]]) {
         expect(reply.generation).toBe(3);
-        const got = unpackHits(reply.hits);
-        expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
-        got.forEach((h, i) => {
-          expect(Object.is(h.score, want[i].score)).toBe(true);
-          expect(Object.is(h.cosine, want[i].cosine)).toBe(true);
-        });
+        expectSameHits(reply.hits, want);
       }
     });
   }, 30_000);
