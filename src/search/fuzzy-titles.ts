@@ -143,8 +143,13 @@ export class FuzzyTitleIndex {
    */
   closest(typed: string): string | null {
     if (typed.length < SHORT_TWO_SLIPS_LENGTH) return null;
+    return this.likeliest(this.matches(typed));
+  }
+
+  /** The closest of the matches, at the same distance the word more titles hold; null when there is none. */
+  private likeliest(matches: WordMatch[]): string | null {
     let best: WordMatch | null = null;
-    for (const m of this.matches(typed)) {
+    for (const m of matches) {
       if (!best || m.similarity > best.similarity || (m.similarity === best.similarity && this.postings[m.word].length > this.postings[best.word].length))
         best = m;
     }
@@ -177,12 +182,7 @@ export class FuzzyTitleIndex {
     const together = first + second;
     if (this.ids.has(together)) return together;
     if (!slips || together.length < JOINED_MIN_LENGTH) return null;
-    let best: WordMatch | null = null;
-    for (const m of this.within(together, 1)) {
-      if (!best || m.similarity > best.similarity || (m.similarity === best.similarity && this.postings[m.word].length > this.postings[best.word].length))
-        best = m;
-    }
-    return best ? this.vocabulary[best.word] : null;
+    return this.likeliest(this.within(together, 1));
   }
 
   /**
