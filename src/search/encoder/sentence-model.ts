@@ -247,11 +247,15 @@ function transposeInto(to: Float32Array, from: Float32Array, rows: number, cols:
 
 /** The vector scaled to unit length, so that a dot product is a cosine. */
 export function unit(v: ArrayLike<number>): Float32Array {
+  return unitInto(v, new Float32Array(v.length), 0);
+}
+
+/** unit(v) written into `out` from index `at` (a matrix's row), with no array of its own. */
+export function unitInto<T extends Float32Array<ArrayBufferLike>>(v: ArrayLike<number>, out: T, at: number): T {
   let n = 0;
   for (let i = 0; i < v.length; i++) n += v[i] * v[i];
   const inv = n ? 1 / Math.sqrt(n) : 0;
-  const out = new Float32Array(v.length);
-  for (let i = 0; i < v.length; i++) out[i] = v[i] * inv;
+  for (let i = 0; i < v.length; i++) out[at + i] = v[i] * inv;
   return out;
 }
 
