@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lexicalLedFusion, standardScoreFusion, weightedRankFusion } from '../../src/search/rank-fusion';
-import { topScores } from '../../src/search/semantic/embedded-semantic';
+import { topScores } from '../../src/search/semantic/top-scores';
 import { CourseText, CourseVectorIndex, WordVector } from '../../src/search/semantic/course-vector-index';
 import { ExpandedBm25 } from '../../src/search/semantic/expanded-bm25';
 import { EXPANSION } from '../../src/search/ranking-weights';

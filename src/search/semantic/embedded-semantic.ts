@@ -12,10 +12,6 @@ import { topScores } from './top-scores';
 import { fromBytes, yieldEvery } from './vectors';
 import { ensureWordVectors } from './word-vector-import';
 
-// Still importable from here; top-scores.ts holds it so that a worker thread can use it without this module's database
-// dependencies.
-export { topScores };
-
 /** The database the engine prepares itself from (the app's own pool: imports and loads are slow by design). */
 export interface PreparingSql extends Queryable {
   transaction<T>(run: (tx: Queryable) => Promise<T>): Promise<T>;
