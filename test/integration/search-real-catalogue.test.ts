@@ -3,8 +3,9 @@ import { createScratchCatalogue, ScratchCatalogue } from '../../tools/search-eva
 import { SearchService } from '../../src/search/search.service';
 import { HttpClient } from '../support/http';
 import { CatalogueCache } from '../../src/courses/catalogue-cache';
-import { createCourse, createPartner } from '../support/factories';
+import { createAdmin, createCourse, createPartner } from '../support/factories';
 import { startApp, TestApp } from '../support/app';
+import { waitFor } from '../support/webhook-receiver';
 
 // The real catalogue (1,967 courses, 21,000 words to correct against), in a database of this file's own.
 let scratch: ScratchCatalogue;
@@ -252,5 +253,28 @@ describe("POST /api/search understands questions asked in the learner's own word
     } finally {
       await other.close();
     }
+  });
+
+  it('reads words typed apart by the titles as the admin API leaves them', async () => {
+    // Made-up halves, so that only this test's course has a title word they make together.
+    const half = () => {
+      const bytes = randomBytes(5);
+      return [...bytes].map((b, k) => (k % 2 ? 'aeiou'[b % 5] : 'bdfgklmnprstvz'[b % 14])).join('');
+    };
+    const [first, before, after] = [half(), half(), half()];
+    const joined = async (a: string, b: string) => {
+      const res = await api.post('/api/search', { query: `${a} ${b}`, limit: 5 });
+      return res.status === 200 ? (res.body.data.interpreted.corrections?.[`${a} ${b}`] as string | undefined) : undefined;
+    };
+    const admin = (await createAdmin(t)).http;
+    const { course } = await createCourse(t.db, { title: `Foundations of ${first}${before}` });
+    await t.app.get(CatalogueCache).invalidate(); // what every admin catalogue change does after commit
+    expect(await waitFor(() => joined(first, before), 20_000, 'the new title in the search facts')).toBe(`${first}${before}`);
+
+    const res = await admin.patch(`/api/admin/courses/${course.id}`, { title: `Foundations of ${first}${after}` });
+    expect(res.status).toBe(200);
+    // A title edit leaves the course's filter facts as they were; the rebuilt search document reloads the titles.
+    expect(await waitFor(() => joined(first, after), 20_000, 'the edited title in the search facts')).toBe(`${first}${after}`);
+    expect(await joined(first, before)).toBeUndefined();
   });
 });
