@@ -63,6 +63,7 @@ const SETS = [
   'held-out 2',
   'held-out 3',
   'held-out 4',
+  'held-out 5',
   'held-out typos',
 ] as const;
 type SetName = (typeof SETS)[number];
@@ -106,6 +107,7 @@ async function main(): Promise<void> {
     'held-out 2': load('search-eval-fresh.json'),
     'held-out 3': load('search-eval-fresh3.json'),
     'held-out 4': load('search-eval-fresh4.json'),
+    'held-out 5': load('search-eval-fresh5.json'),
     'held-out typos': typos.filter((q) => q.split === 'held-out'),
   };
   const scratch = reuse ? await reuseCatalogue(reuse) : await createScratchCatalogue('search_eval');
@@ -196,7 +198,7 @@ async function main(): Promise<void> {
     if (!tuningOnly) {
       const ourName = names[names.length - 1];
       const natural = (set: string, ranker: string) => mean(scores.get(key(set, ranker, 'natural')) ?? []);
-      const line = ['held-out half', 'held-out 2', 'held-out 3', 'held-out 4', 'held-out pooled']
+      const line = ['held-out half', 'held-out 2', 'held-out 3', 'held-out 4', 'held-out 5', 'held-out pooled']
         .map((set) => `${set} ${(natural(set, ourName) / natural(set, 'BM25')).toFixed(2)}`)
         .join(', ');
       process.stdout.write(`\nHeld-out natural questions, ours / BM25: ${line}\n`);
