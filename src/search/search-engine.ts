@@ -66,6 +66,15 @@ export function leftMisspelt(unknown: string[], corrections: ReadonlyMap<string,
   return unknown.some((w) => !corrections.has(w) && !english.has(w));
 }
 
+/**
+ * The words typed with a capital letter after the query's first word: names ("the Cree and the Inuit", "a trip to
+ * Rome"), which are never taken for another real word a slip away (free, rose). Lower-cased as the query's words are.
+ */
+export function namesIn(query: string): Set<string> {
+  const typed = query.trim().split(/\s+/).slice(1);
+  return new Set(typed.filter((w) => /^[A-Z][a-z]/.test(w)).map((w) => w.toLowerCase().replace(/[^a-z].*$/, '')));
+}
+
 /** Filters said in words, least important first: relaxed in this order when together they leave no course. */
 const RELAXABLE: Array<[keyof SearchFilters, RelaxedFilter]> = [
   ['maxDurationHours', 'max_duration_hours'],
@@ -360,6 +369,8 @@ export class SearchEngine {
     rest = this.joinSplitWords(rest, known, joins);
     const raw = words(rest).filter((w) => !known(w));
     const candidates = await this.lexical.correctionCandidates(raw);
+    const prose = words(rest).filter((w) => !this.lexicon.stopwords.has(w)).length > MAX_SUBJECT_CONCEPTS;
+    if (prose) await this.keepProseWords(candidates);
     const corrections = await this.chooseCorrections(candidates, words(rest));
     // Corrections to words few courses name (outside their descriptions), the rarest first (a split's words together).
     const rareFixes = [...corrections]
@@ -367,7 +378,7 @@ export class SearchEngine {
       .filter((c) => c.courses <= RARE_CORRECTION_COURSES)
       .sort((a, b) => a.courses - b.courses)
       .flatMap((c) => c.fix.split(' '));
-    for (const [word, fix] of await this.realWordCorrections(words(rest), corrections)) corrections.set(word, fix);
+    for (const [word, fix] of await this.realWordCorrections(words(rest), corrections, namesIn(query))) corrections.set(word, fix);
     // A misspelt word of a few keywords for which the catalogue's vocabulary has no candidate at all ("jsutcie", "etihc":
     // two slips in a short word, too far by trigrams) stands for the title word closest to it, if one is a slip or two
     // away; a word with a word vector is English ("nicer", "verses": the spelling statement skips common words) and
@@ -561,19 +572,40 @@ export class SearchEngine {
   }
 
   /**
+   * A question of more than a few content words is written as prose, and a word common English knows (it has a word
+   * vector) is one the learner meant, unless a slip of one key makes it a catalogue word ("programing"): taken for a
+   * word further away, it turns the question into another ("a flood devastates a region" → states, "move believably"
+   * → believe). Such a word keeps only its candidates that are typing slips of it, or none.
+   */
+  private async keepProseWords(candidates: Map<string, CorrectionCandidate[]>): Promise<void> {
+    const embedded = this.rankers.embedded;
+    if (!embedded || !candidates.size) return;
+    const english = await embedded.wordVectors([...candidates.keys()]);
+    for (const [word, list] of candidates) {
+      if (!english.has(word)) continue;
+      const slips = new Set(typingSlips(word));
+      const kept = list.filter((c) => slips.has(c.fix));
+      if (kept.length) candidates.set(word, kept);
+      else candidates.delete(word);
+    }
+  }
+
+  /**
    * Real words typed by mistake ("neuroscince of the brian"): a query word few courses use, one edit from a word many
    * use that fits the query's other words clearly better by their word vectors, becomes that word. A word alone, or one
    * the context does not speak against ("bash scripting"), stays as typed, unless common English does not know it
    * either: then it is a misspelling a course happens to share ("artifical").
    */
-  private async realWordCorrections(queryWords: string[], fixes: Map<string, string>): Promise<Map<string, string>> {
+  private async realWordCorrections(queryWords: string[], fixes: Map<string, string>, names: ReadonlySet<string>): Promise<Map<string, string>> {
     const out = new Map<string, string>();
     const embedded = this.rankers.embedded;
     if (!embedded) return out;
     const fixed = queryWords.flatMap((w) => (fixes.get(w) ?? w).split(' '));
     const content = fixed.filter((w) => !embedded.isStopword(w));
     const suspects = [...new Set(content)]
-      .filter((w) => !fixes.has(w) && correctable(w) && !this.lexicon.knownWords.has(w) && embedded.catalogueFrequency(w) <= SPELLING.realWordRare)
+      .filter(
+        (w) => !fixes.has(w) && !names.has(w) && correctable(w) && !this.lexicon.knownWords.has(w) && embedded.catalogueFrequency(w) <= SPELLING.realWordRare,
+      )
       .slice(0, MAX_REAL_WORD_SUSPECTS);
     const keywordLike = content.length <= MAX_SUBJECT_CONCEPTS;
     for (const word of suspects) {

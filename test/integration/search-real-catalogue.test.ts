@@ -212,6 +212,22 @@ describe("POST /api/search understands questions asked in the learner's own word
   });
 
   it.each([
+    ['what do aid workers and medics do in the first days after an earthquake or flood devastates a region', 'devastates'],
+    ['make digital characters in cartoon films move believably and render realistic 3D scenes', 'believably'],
+    ['what happened to the Cree, Métis and Inuit after European fur traders and settlers arrived', 'cree'],
+  ])('a question in prose keeps its English words and names as typed: "%s"', async (query, word) => {
+    const res = await api.post('/api/search', { query, limit: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.interpreted.corrections?.[word]).toBeUndefined();
+  });
+
+  it('a question in prose still has its slips of a key corrected: "programing", "machne lerning"', async () => {
+    const res = await api.post('/api/search', { query: 'how do I get better at computer programing, machne lerning and statistcs for my job', limit: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.interpreted.corrections).toEqual({ programing: 'programming', machne: 'machine', lerning: 'learning', statistcs: 'statistics' });
+  });
+
+  it.each([
     ['free python course for beginners', /python/i], // the demo catalogue has no free Python course
     ['free kubernetes course for beginners', /kubernetes/i],
   ])('"%s" relaxes the price instead of answering nothing', async (query, subject) => {

@@ -1,4 +1,4 @@
-import { leftMisspelt, lexicalLeads } from '../../src/search/search-engine';
+import { leftMisspelt, lexicalLeads, namesIn } from '../../src/search/search-engine';
 
 describe('whether the lexical ranking leads the fusion', () => {
   const found = { hits: [{ id: 1, score: 1 }] };
@@ -32,5 +32,13 @@ describe('whether the lexical ranking leads the fusion', () => {
     expect(leftMisspelt(['oceanegraphy'], new Map([['oceanegraphy', 'oceanography']]), vector)).toBe(false);
     expect(leftMisspelt(['forget'], new Map(), vector)).toBe(false); // common English the spelling skips
     expect(leftMisspelt([], new Map(), vector)).toBe(false);
+  });
+});
+
+describe('names in a query', () => {
+  it('reads the words capitalised after the first as names, lower-cased and without their punctuation', () => {
+    expect([...namesIn('what happened to the Cree, Métis and Inuit after European traders arrived')]).toEqual(['cree', 'inuit', 'european']);
+    expect([...namesIn("Rome's history on a trip to Rome")]).toEqual(['rome']);
+    expect(namesIn('neuroscince of the brian').size).toBe(0);
   });
 });
