@@ -1,5 +1,6 @@
 import type { Queryable } from '../common/database';
 import { CoalescedRun } from '../common/coalesced-run';
+import { TimeSlices } from '../common/time-slices';
 import { PeriodicTask } from '../common/periodic-task';
 import {
   courseFactsStamp,
@@ -54,9 +55,15 @@ export class SearchFacts {
     const stamp = (await Promise.all([courseFactsStamp(this.db), documentsStamp(this.db)])).join(':');
     if (stamp === this.stamp && this.facts) return;
     const [rows, names, titles] = await Promise.all([publishedCourseFacts(this.db), organisationNames(this.db), publishedTitles(this.db)]);
-    this.facts = new Map(rows.map((r) => [r.id, r]));
+    // The title index is built in slices with other requests served in between, the old facts and index answering
+    // them; then everything is swapped in at once, so that no search reads a half-built index or new facts with old
+    // titles. CoalescedRun keeps reloads from overlapping.
+    const slices = new TimeSlices();
+    const facts = new Map(rows.map((r) => [r.id, r]));
+    const index = await FuzzyTitleIndex.build(titles, slices);
+    this.facts = facts;
     this.names = names;
-    this.titles = new FuzzyTitleIndex(titles);
+    this.titles = index;
     this.stamp = stamp;
   }
 

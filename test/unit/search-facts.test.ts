@@ -127,4 +127,36 @@ describe('the search facts in memory', () => {
     expect(facts.closestTitleWord('jsutcie')).toBe('justice');
     expect(facts.closestTitleWord('enrgey')).toBe('energy');
   });
+
+  it('answers from the old facts and titles while a reload builds the new index, then from the new ones only', async () => {
+    // Enough titles for a build of several slices; every title edited between the loads.
+    const many = Array.from({ length: 20_000 }, (_, i) => course(i + 1));
+    const titled = (edition: string) => Object.fromEntries(many.map((c) => [c.id, `${edition} Course ${c.id} Theory`]));
+    const db = factsDb(many, [], titled('Applied'));
+    const facts = new SearchFacts(db);
+    await facts.refresh();
+    const options = { maxTitlesPerWord: 100_000, depth: 3 };
+    const ranked = () => facts.fuzzyTitles(['appleid', 'modren'], ['appleid', 'modren'], {}, options)!.map((h) => h.id);
+    expect(ranked()).toEqual([1, 2, 3]);
+    db.rows = many.slice(5);
+    db.titles = titled('Modern');
+    let done = false;
+    const reload = facts.refresh().then(() => (done = true));
+    // Asked during the reload: coalesced into it (one more run, which finds the stamp unchanged).
+    const again = facts.refresh();
+    let turns = 0;
+    while (!done) {
+      await new Promise((r) => setImmediate(r));
+      if (done) break;
+      turns++;
+      expect(ranked()).toEqual([1, 2, 3]);
+      expect(facts.filter([1], {})).toEqual(new Set([1]));
+    }
+    await Promise.all([reload, again]);
+    expect(turns).toBeGreaterThan(0);
+    expect(db.loads).toBe(2);
+    // "appleid" is no slip of any title word now; "modren" finds every published title (courses 1–5 no longer are).
+    expect(ranked()).toEqual([6, 7, 8]);
+    expect(facts.filter([1, 6], {})).toEqual(new Set([6]));
+  });
 });
