@@ -14,8 +14,8 @@ const course = (id: number, over: Partial<CourseFacts> = {}): CourseFacts => ({
 });
 
 /**
- * A database answering the facts queries from `rows` (the version changes with them), counting the loads; the names
- * statements answer the organisations by number of courses and the tutors in the order given.
+ * A database answering the facts queries from `rows` (the version changes with them; the facts in pages), counting the
+ * loads; the names statements answer the organisations by number of courses and the tutors in the order given.
  */
 function factsDb(rows: CourseFacts[], tutors: string[] = [], titles: Record<number, string> = {}) {
   const named = (names: string[]) => names.map((name) => ({ name, lower: name.toLowerCase() }));
@@ -23,7 +23,7 @@ function factsDb(rows: CourseFacts[], tutors: string[] = [], titles: Record<numb
     rows,
     titles,
     loads: 0,
-    query: (text: string) => {
+    query: (text: string, params: unknown[] = []) => {
       if (text.includes('search_versions')) return Promise.resolve([{ version: JSON.stringify([db.rows, db.titles]) }]);
       if (text.includes('c.title')) return Promise.resolve(db.rows.map((r) => ({ id: r.id, title: db.titles[r.id] ?? `Course ${r.id}` })));
       if (text.includes('published_tutors')) return Promise.resolve(named(tutors));
@@ -32,8 +32,10 @@ function factsDb(rows: CourseFacts[], tutors: string[] = [], titles: Record<numb
         for (const r of db.rows) if (r.organisation) counts.set(r.organisation, (counts.get(r.organisation) ?? 0) + 1);
         return Promise.resolve(named([...counts.keys()].sort((a, b) => counts.get(b)! - counts.get(a)! || (a < b ? -1 : 1))));
       }
-      db.loads++;
-      return Promise.resolve(db.rows);
+      // The facts, in pages by id after the first parameter (a load counted at its first page).
+      const [after, limit] = params as number[];
+      if (!after) db.loads++;
+      return Promise.resolve(db.rows.filter((r) => r.id > after).slice(0, limit));
     },
   };
   return db;
