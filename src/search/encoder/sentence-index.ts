@@ -76,7 +76,11 @@ export class SentenceIndex {
       if (!vectors.has(h)) missing.push(h);
       if (++step % STEP_CHUNK === 0) await slices.pause();
     }
-    for (const [h, v] of await this.store.load(missing)) vectors.set(h, v);
+    // All 40,000 vectors on a first load.
+    for (const [h, v] of await this.store.load(missing)) {
+      vectors.set(h, v);
+      if (++step % STEP_CHUNK === 0) await slices.pause();
+    }
     this.vectors = vectors;
     // The spare is this build's alone from here: no thread scans it, and release() during the build sets a new one.
     const spare = this.spare;
