@@ -1,13 +1,14 @@
 /**
  * How long a catalogue change's reload of the search's in-memory indexes holds the event loop at 20,000 courses, two
- * builds side by side: `BENCH_BASE_ROOT=<a built checkout> npm run bench:search-reload -- [--rounds 7] [--keep | --reuse
- * URL]` (run `npm run build` here first: both sides are loaded from their checkout's dist/).
+ * builds side by side: `BENCH_BASE_ROOT=<a built checkout> npm run bench:search-reload -- [--rounds 7] [--first] [--keep |
+ * --reuse URL]` (run `npm run build` here first: both sides are loaded from their checkout's dist/).
  *
  * Loads the real catalogue into a scratch database and grows it to 20,000 courses with random sentence vectors, as
  * bench/search-ab.ts does (`--keep` leaves it and prints its URL; `--reuse URL` starts from one). Each round moves the
  * documents' version, as a catalogue edit does, then reloads, one at a time, the order of the builds alternating round
  * by round: SearchFacts (the filter facts, the names, the fuzzy title index) and SentenceIndex (every course's texts
- * read again, the vectors held reused, the matrix built into the spare, as SentenceRanker releases it). A 1-ms interval
+ * read again, the vectors held reused, the matrix built into the spare, as SentenceRanker releases it); with `--first`
+ * also a first load of the sentence vectors (every vector read and decoded, as at start-up). A 1-ms interval
  * probe runs across each reload: the longest gap between its ticks is the longest the event loop was held. Prints each
  * reload's medians: longest block, total time, and the ticks the probe got (more ticks: more chances for a request).
  * The npm script runs it with the service's young generation (`--max-semi-space-size=32`, as `npm start`): its
@@ -21,6 +22,7 @@ import { growCatalogue, seedSentenceVectors } from './search-catalogue';
 const arg = (name: string) => process.argv.indexOf(name);
 const rounds = Number(process.argv[arg('--rounds') + 1]) || 7;
 const keep = arg('--keep') >= 0;
+const first = arg('--first') >= 0;
 const reuse = arg('--reuse') >= 0 ? process.argv[arg('--reuse') + 1] : undefined;
 const baseRoot = process.env.BENCH_BASE_ROOT;
 const serviceRoot = resolve(process.env.BENCH_SERVICE_ROOT ?? join(__dirname, '..'));
@@ -32,6 +34,8 @@ interface Side {
   name: string;
   facts: Reloadable;
   sentences: Reloadable & { generation: number; release(generation: number): void };
+  /** A SentenceIndex of its own, empty: its first load reads and decodes every vector, as at a process's start. */
+  fresh(): Reloadable;
 }
 
 /** Both in-memory indexes of one build, from its dist/, over the same database. */
@@ -46,7 +50,8 @@ function side(name: string, root: string, db: ScratchCatalogue['db']): Side {
   };
   const { SENTENCE_MODEL } = require(join(root, 'dist/src/search/encoder/sentence-model')) as { SENTENCE_MODEL: string };
   /* eslint-enable @typescript-eslint/no-require-imports */
-  return { name, facts: new SearchFacts(db), sentences: new SentenceIndex(db, new SentenceVectorStore(db, SENTENCE_MODEL)) };
+  const store = new SentenceVectorStore(db, SENTENCE_MODEL);
+  return { name, facts: new SearchFacts(db), sentences: new SentenceIndex(db, store), fresh: () => new SentenceIndex(db, store) };
 }
 
 async function main(): Promise<void> {
@@ -75,6 +80,7 @@ async function main(): Promise<void> {
         record(`${s.name} sentences`, await probed(() => s.sentences.refresh()));
         // As SentenceRanker does once the query thread has the new matrix: the replaced one becomes the spare.
         s.sentences.release(s.sentences.generation);
+        if (first) record(`${s.name} sentences, first load`, await probed(() => s.fresh().refresh()));
         global.gc?.();
       }
     }
