@@ -6,6 +6,9 @@
  * content words, its misspelt ones taken as those no title uses; each query also asks the index for its neighbouring
  * words joined (FuzzyTitleIndex.joined) and its misspelt words' closest title words (closest), as the engine does. Prints build time, heap the index holds, and the
  * median, p95 and p99 time per query, and the slowest query's median over five rounds. FUZZY_TITLES_CAP=<n> sets the titles a misspelt word finds at most.
+ * Last, the build at 20,000 courses as a reload runs it, in one step (the constructor) and in slices
+ * (FuzzyTitleIndex.build), interleaved over FUZZY_TITLES_ROUNDS rounds (default 7), with a 1-ms interval probe: the
+ * longest event-loop block and the total time of each, medians.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +18,7 @@ import { dataSourceOptions } from '../src/database/data-source';
 import { FuzzyTitleIndex, titleWords } from '../src/search/fuzzy-titles';
 import { FUZZY_TITLES } from '../src/search/ranking-weights';
 import { SearchLexicon } from '../src/search/search-lexicon';
+import { median, probed } from './event-loop-probe';
 
 const CAP = Number(process.env.FUZZY_TITLES_CAP ?? FUZZY_TITLES.maxTitlesPerWord);
 
@@ -81,6 +85,26 @@ async function main(): Promise<void> {
     }
   }
   measure('20,000 courses', grown, queries, stopwords);
+  await reloads(grown);
+}
+
+/** The build of a reload, one step against slices, interleaved: longest event-loop block and total time, medians. */
+async function reloads(titles: Array<{ id: number; title: string }>): Promise<void> {
+  const rounds = Number(process.env.FUZZY_TITLES_ROUNDS ?? 7);
+  const figures = { 'one step': { block: [] as number[], total: [] as number[] }, sliced: { block: [] as number[], total: [] as number[] } };
+  for (let r = 0; r < rounds; r++) {
+    for (const variant of r % 2 ? (['sliced', 'one step'] as const) : (['one step', 'sliced'] as const)) {
+      global.gc?.();
+      const { block, total } = await probed(() => (variant === 'sliced' ? FuzzyTitleIndex.build(titles) : new FuzzyTitleIndex(titles)));
+      figures[variant].block.push(block);
+      figures[variant].total.push(total);
+    }
+  }
+  for (const [variant, f] of Object.entries(figures))
+    process.stdout.write(
+      `build of ${titles.length} titles, ${variant}: longest event-loop block ${median(f.block).toFixed(1)} ms (${f.block.map((b) => b.toFixed(0)).join(', ')}), ` +
+        `total ${median(f.total).toFixed(1)} ms (medians of ${rounds})\n`,
+    );
 }
 
 void main();

@@ -398,9 +398,23 @@ export interface CourseFacts {
 
 const FACT_COLUMNS = 'level, category_key, credit_cost, duration_minutes, organisation, tutor_name';
 
-/** The facts of every published course. */
-export function publishedCourseFacts(db: Queryable): Promise<CourseFacts[]> {
-  return sql<CourseFacts>(db, `SELECT course_id AS id, ${FACT_COLUMNS} FROM search_heads WHERE published`);
+// Published courses' facts read per statement: the driver parses a result in one turn of the event loop, 35–55 ms for
+// all 20,000 courses' at once on a loaded machine.
+const FACTS_PAGE = 2500;
+
+/** The facts of every published course, in pages by course id. */
+export async function publishedCourseFacts(db: Queryable): Promise<CourseFacts[]> {
+  const out: CourseFacts[] = [];
+  for (let after = 0; ;) {
+    const page = await sql<CourseFacts>(
+      db,
+      `SELECT course_id AS id, ${FACT_COLUMNS} FROM search_heads WHERE published AND course_id > $1 ORDER BY course_id LIMIT $2`,
+      [after, FACTS_PAGE],
+    );
+    for (const row of page) out.push(row);
+    if (page.length < FACTS_PAGE) return out;
+    after = page[page.length - 1].id;
+  }
 }
 
 /** The title of every published course. */

@@ -1,4 +1,7 @@
+import { TimeSlices } from '../../src/common/time-slices';
+import type { CourseTexts } from '../../src/search/encoder/course-texts';
 import { EncoderPool } from '../../src/search/encoder/encoder-pool';
+import { buildMatrix, buildMatrixInSlices } from '../../src/search/encoder/sentence-index';
 import { SENTENCE_DIMENSIONS, unit } from '../../src/search/encoder/sentence-model';
 import { FEEDBACK_POOL, PackedHits, ScanOptions, scanMatrix, SentenceMatrix, shareMatrix, unpackHits } from '../../src/search/encoder/sentence-scan';
 import { DotKernel } from '../../src/search/semantic/dot-kernel';
@@ -140,5 +143,58 @@ describe('a reload into a released matrix', () => {
     const small = matrixOf(rowsOf(3).slice(0, 50), 1);
     const grown = matrixOf(rowsOf(3), 1, small);
     expect(grown.rows.share().memory).not.toBe(small.rows.share().memory);
+  });
+});
+
+describe('the matrix built in slices', () => {
+  /** Courses of two texts (weights 1 and 0.5), most with both vectors, some with one, some with none yet. */
+  function catalogue(seed: number, courses: number) {
+    let x = seed;
+    const next = () => ((x = (x * 1103515245 + 12345) % 2 ** 31), x / 2 ** 30 - 1);
+    const texts: CourseTexts[] = Array.from({ length: courses }, (_, r) => ({ id: 5 + 3 * r, texts: ['', ''], hashes: [`${r}a`, `${r}b`], weights: [1, 0.5] }));
+    const random = () => {
+      const v = new Float32Array(D);
+      for (let i = 0; i < D; i++) v[i] = next();
+      return unit(v);
+    };
+    const vectors = new Map<string, Float32Array>();
+    texts.forEach((c, r) => {
+      if (r % 11 !== 3) vectors.set(c.hashes[0], random());
+      if (r % 7 !== 2) vectors.set(c.hashes[1], random());
+    });
+    return { texts, vectors };
+  }
+  /** How many of the two matrices' floats differ, compared as bits (a loop: jest's toEqual takes seconds on 2M). */
+  const differing = (a: SentenceMatrix, b: SentenceMatrix) => {
+    const bits = (m: SentenceMatrix) => new Uint32Array(m.rows.matrix.buffer, m.rows.matrix.byteOffset, m.ids.length * D);
+    const [x, y] = [bits(a), bits(b)];
+    let n = Math.abs(x.length - y.length);
+    for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) n++;
+    return n;
+  };
+
+  it('writes the same floats, bit for bit, and the same ids as the build in one step, into a spare too', async () => {
+    // Above four times the feedback pool (room for the int8 copy, as at 20,000 courses) and many chunks of rows.
+    const { texts, vectors } = catalogue(17, ROWS);
+    const whole = buildMatrix(texts, vectors, null);
+    let yields = 0;
+    const ticker = setInterval(() => yields++, 0);
+    // A zero budget yields after every chunk of rows.
+    const sliced = await buildMatrixInSlices(texts, vectors, null, new TimeSlices(0));
+    clearInterval(ticker);
+    expect(yields).toBeGreaterThan(0);
+    expect(sliced.ids).toEqual(whole.ids);
+    expect(sliced.rows.rows).toBe(whole.rows.rows);
+    // Courses 58, 135, … have no vector yet: no row.
+    expect(sliced.ids.length).toBe(ROWS - Array.from({ length: ROWS }, (_, r) => r).filter((r) => r % 77 === 58).length);
+    expect(differing(sliced, whole)).toBe(0);
+    // Into a released matrix's memory (what was there before is overwritten), after a catalogue change.
+    const changed = catalogue(19, ROWS - 40);
+    const reused = await buildMatrixInSlices(changed.texts, changed.vectors, sliced, new TimeSlices(0));
+    expect(reused.rows.share().memory).toBe(sliced.rows.share().memory);
+    const fresh = buildMatrix(changed.texts, changed.vectors, null);
+    expect(reused.ids).toEqual(fresh.ids);
+    // The same ids and floats, so every scan (the int8 copy is written from the floats) is the same.
+    expect(differing(reused, fresh)).toBe(0);
   });
 });

@@ -14,8 +14,8 @@ const course = (id: number, over: Partial<CourseFacts> = {}): CourseFacts => ({
 });
 
 /**
- * A database answering the facts queries from `rows` (the version changes with them), counting the loads; the names
- * statements answer the organisations by number of courses and the tutors in the order given.
+ * A database answering the facts queries from `rows` (the version changes with them; the facts in pages), counting the
+ * loads; the names statements answer the organisations by number of courses and the tutors in the order given.
  */
 function factsDb(rows: CourseFacts[], tutors: string[] = [], titles: Record<number, string> = {}) {
   const named = (names: string[]) => names.map((name) => ({ name, lower: name.toLowerCase() }));
@@ -23,7 +23,7 @@ function factsDb(rows: CourseFacts[], tutors: string[] = [], titles: Record<numb
     rows,
     titles,
     loads: 0,
-    query: (text: string) => {
+    query: (text: string, params: unknown[] = []) => {
       if (text.includes('search_versions')) return Promise.resolve([{ version: JSON.stringify([db.rows, db.titles]) }]);
       if (text.includes('c.title')) return Promise.resolve(db.rows.map((r) => ({ id: r.id, title: db.titles[r.id] ?? `Course ${r.id}` })));
       if (text.includes('published_tutors')) return Promise.resolve(named(tutors));
@@ -32,8 +32,10 @@ function factsDb(rows: CourseFacts[], tutors: string[] = [], titles: Record<numb
         for (const r of db.rows) if (r.organisation) counts.set(r.organisation, (counts.get(r.organisation) ?? 0) + 1);
         return Promise.resolve(named([...counts.keys()].sort((a, b) => counts.get(b)! - counts.get(a)! || (a < b ? -1 : 1))));
       }
-      db.loads++;
-      return Promise.resolve(db.rows);
+      // The facts, in pages by id after the first parameter (a load counted at its first page).
+      const [after, limit] = params as number[];
+      if (!after) db.loads++;
+      return Promise.resolve(db.rows.filter((r) => r.id > after).slice(0, limit));
     },
   };
   return db;
@@ -126,5 +128,37 @@ describe('the search facts in memory', () => {
     expect(facts.joinedTitleWord('geo', 'poltics', true)).toBe('geopolitics');
     expect(facts.closestTitleWord('jsutcie')).toBe('justice');
     expect(facts.closestTitleWord('enrgey')).toBe('energy');
+  });
+
+  it('answers from the old facts and titles while a reload builds the new index, then from the new ones only', async () => {
+    // Enough titles for a build of several slices; every title edited between the loads.
+    const many = Array.from({ length: 20_000 }, (_, i) => course(i + 1));
+    const titled = (edition: string) => Object.fromEntries(many.map((c) => [c.id, `${edition} Course ${c.id} Theory`]));
+    const db = factsDb(many, [], titled('Applied'));
+    const facts = new SearchFacts(db);
+    await facts.refresh();
+    const options = { maxTitlesPerWord: 100_000, depth: 3 };
+    const ranked = () => facts.fuzzyTitles(['appleid', 'modren'], ['appleid', 'modren'], {}, options)!.map((h) => h.id);
+    expect(ranked()).toEqual([1, 2, 3]);
+    db.rows = many.slice(5);
+    db.titles = titled('Modern');
+    let done = false;
+    const reload = facts.refresh().then(() => (done = true));
+    // Asked during the reload: coalesced into it (one more run, which finds the stamp unchanged).
+    const again = facts.refresh();
+    let turns = 0;
+    while (!done) {
+      await new Promise((r) => setImmediate(r));
+      if (done) break;
+      turns++;
+      expect(ranked()).toEqual([1, 2, 3]);
+      expect(facts.filter([1], {})).toEqual(new Set([1]));
+    }
+    await Promise.all([reload, again]);
+    expect(turns).toBeGreaterThan(0);
+    expect(db.loads).toBe(2);
+    // "appleid" is no slip of any title word now; "modren" finds every published title (courses 1–5 no longer are).
+    expect(ranked()).toEqual([6, 7, 8]);
+    expect(facts.filter([1, 6], {})).toEqual(new Set([6]));
   });
 });

@@ -1,3 +1,4 @@
+import { TimeSlices } from '../../src/common/time-slices';
 import { FuzzyTitleIndex, slipDistance, titleWords } from '../../src/search/fuzzy-titles';
 
 const options = { maxTitlesPerWord: 1000, depth: 100 };
@@ -98,5 +99,30 @@ describe('the fuzzy title index', () => {
     expect(index.joined('web', 'development', true)).toBeNull();
     // Short joins are not matched a slip away: too many words are near them.
     expect(index.joined('cla', 'sroo', true)).toBeNull();
+  });
+
+  it('builds in slices the same index as in one step, yielding to the event loop between them', async () => {
+    const words = ['Applied', 'Machine', 'Learning', 'Cryptography', 'Network', 'Security', 'Robotics', 'Theory', 'Game', 'Python', 'Data'];
+    // A few thousand titles (several chunks), some ids and words repeated, as a grown catalogue has them.
+    const titles = Array.from({ length: 3000 }, (_, i) => ({
+      id: 10 + (i % 2900),
+      title: `${words[i % 11]} ${words[(i * 7) % 11]} ${words[(i * 3) % 5]}${i % 13} ${i % 17 ? '' : 'Geopolitics'}`,
+    }));
+    const whole = new FuzzyTitleIndex(titles);
+    let yields = 0;
+    const ticker = setInterval(() => yields++, 0);
+    // A zero budget yields after every chunk: the most slices this build can be cut into.
+    const sliced = await FuzzyTitleIndex.build(titles, new TimeSlices(0));
+    clearInterval(ticker);
+    expect(yields).toBeGreaterThan(0);
+    // Every map and list the same, in the same order (ids of words, postings, deletion lists, titles' words).
+    type Inside = { vocabulary: string[]; ids: Map<string, number>; postings: number[][]; deleted: Map<string, number[]>; titles: Map<number, Uint32Array> };
+    const inside = (index: FuzzyTitleIndex) => {
+      const i = index as unknown as Inside;
+      return { vocabulary: i.vocabulary, ids: [...i.ids], postings: i.postings, deleted: [...i.deleted], titles: [...i.titles].map(([id, w]) => [id, [...w]]) };
+    };
+    expect(inside(sliced)).toEqual(inside(whole));
+    expect(sliced.rank(['machne', 'lerning'], ['machne', 'lerning'], options)).toEqual(whole.rank(['machne', 'lerning'], ['machne', 'lerning'], options));
+    expect(sliced.closest('geopoltics')).toBe('geopolitics');
   });
 });

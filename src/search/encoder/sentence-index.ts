@@ -1,4 +1,5 @@
 import type { Queryable } from '../../common/database';
+import { TimeSlices } from '../../common/time-slices';
 import { documentsStamp } from '../search.store';
 import { DotKernel } from '../semantic/dot-kernel';
 import { allCourseTexts, CourseTexts } from './course-texts';
@@ -50,21 +51,45 @@ export class SentenceIndex {
     const stamp = await documentsStamp(this.db);
     const vectorStamp = await this.store.stamp();
     if (stamp === this.catalogueStamp && vectorStamp === this.vectorStamp) return false;
+    // Every step over the courses or the vectors yields to the event loop every ~5 ms (TimeSlices): at 20,000 courses
+    // each takes 15–50 ms, and together with the matrix they held every request for ~150 ms.
+    const slices = new TimeSlices();
     if (stamp !== this.catalogueStamp) {
       const courses: CourseTexts[] = [];
-      for await (const page of allCourseTexts(this.db)) courses.push(...page);
+      for await (const page of allCourseTexts(this.db, slices)) courses.push(...page);
       this.courses = courses;
     }
-    const wanted = new Set(this.courses.flatMap((c) => c.hashes));
+    const wanted = new Set<string>();
+    for (let i = 0; i < this.courses.length; i++) {
+      for (const h of this.courses[i].hashes) wanted.add(h);
+      if (i % STEP_CHUNK === STEP_CHUNK - 1) await slices.pause();
+    }
+    // The vectors held, in the order held, for the texts still wanted (this.vectors is replaced only after the loop).
     const vectors = new Map<string, Float32Array>();
-    for (const [h, v] of this.vectors) if (wanted.has(h)) vectors.set(h, v);
-    const missing = [...wanted].filter((h) => !vectors.has(h));
-    for (const [h, v] of await this.store.load(missing)) vectors.set(h, v);
+    let step = 0;
+    for (const [h, v] of this.vectors) {
+      if (wanted.has(h)) vectors.set(h, v);
+      if (++step % STEP_CHUNK === 0) await slices.pause();
+    }
+    const missing: string[] = [];
+    for (const h of wanted) {
+      if (!vectors.has(h)) missing.push(h);
+      if (++step % STEP_CHUNK === 0) await slices.pause();
+    }
+    // All 40,000 vectors on a first load.
+    for (const [h, v] of await this.store.load(missing)) {
+      vectors.set(h, v);
+      if (++step % STEP_CHUNK === 0) await slices.pause();
+    }
     this.vectors = vectors;
+    // The spare is this build's alone from here: no thread scans it, and release() during the build sets a new one.
     const spare = this.spare;
     this.spare = null;
+    // Built in slices while searches scan the current matrix; swapped in once every row is written. The caller
+    // serialises reloads (CoalescedRun), so two builds never write at once.
+    const matrix = await buildMatrixInSlices(this.courses, vectors, spare, slices);
     this.retired = this.current === EMPTY_MATRIX ? null : this.current;
-    this.current = buildMatrix(this.courses, vectors, spare);
+    this.current = matrix;
     this.built++;
     this.catalogueStamp = stamp;
     this.vectorStamp = vectorStamp;
@@ -83,12 +108,51 @@ export class SentenceIndex {
   }
 }
 
+// Courses or vectors gone through between two looks at the clock in refresh() (~0.5 ms).
+const STEP_CHUNK = 1024;
+// Rows filled between two looks at the clock in buildMatrixInSlices(): ~1 ms at 512 dimensions and two texts a course.
+const FILL_CHUNK = 256;
+
 /**
  * One row per course: the sum of its texts' vectors (ENCODER.texts, each times its weight), made unit length. The scan
- * costs the same as with one text (a course whose texts are not all encoded yet uses those that are). Exported for
- * bench/sentence-reload.ts.
+ * costs the same as with one text (a course whose texts are not all encoded yet uses those that are). In one
+ * synchronous step: the reference buildMatrixInSlices() equals, and bench/sentence-reload.ts's base.
  */
 export function buildMatrix(courses: CourseTexts[], vectors: Map<string, Float32Array>, spare: SentenceMatrix | null): SentenceMatrix {
+  const matrix = emptyMatrix(courses, vectors, spare);
+  fillRows(matrix, vectors, 0, matrix.kept.length);
+  return { ids: matrix.ids, rows: matrix.rows };
+}
+
+/**
+ * buildMatrix() in slices between which the event loop serves other work (TimeSlices): the fill takes ~80 ms at
+ * 20,000 courses, which every request arriving during a reload would otherwise wait. The rows are the same floats,
+ * each computed by the same code; nothing reads the matrix before the caller swaps it in.
+ */
+export async function buildMatrixInSlices(
+  courses: CourseTexts[],
+  vectors: Map<string, Float32Array>,
+  spare: SentenceMatrix | null,
+  slices = new TimeSlices(),
+): Promise<SentenceMatrix> {
+  const matrix = emptyMatrix(courses, vectors, spare);
+  await slices.pause();
+  for (let r = 0; r < matrix.kept.length; r = Math.min(matrix.kept.length, r + FILL_CHUNK)) {
+    fillRows(matrix, vectors, r, Math.min(matrix.kept.length, r + FILL_CHUNK));
+    await slices.pause();
+  }
+  return { ids: matrix.ids, rows: matrix.rows };
+}
+
+interface Unfilled extends SentenceMatrix {
+  /** The courses with a row, in row order. */
+  kept: CourseTexts[];
+  /** One sum array for every row (see fillRows). */
+  sum: Float32Array;
+}
+
+/** The courses that have a vector, and the matrix's memory for them, rows not written yet. */
+function emptyMatrix(courses: CourseTexts[], vectors: Map<string, Float32Array>, spare: SentenceMatrix | null): Unfilled {
   const D = SENTENCE_DIMENSIONS;
   const kept = courses.filter((c) => c.hashes.some((h) => vectors.has(h)));
   // The int8 copy only pays where a search asks for under a quarter of the rows (dotsOfBest): quantising costs ~15 ms
@@ -99,10 +163,16 @@ export function buildMatrix(courses: CourseTexts[], vectors: Map<string, Float32
   // Sized for every course of the catalogue and a tenth more: the rows grow as an encoding run stores vectors, and
   // later reloads then write into a spare matrix's memory instead of taking new memory.
   const rows = DotKernel.create(kept.length, true, D, true, coarse, { capacity: Math.ceil(courses.length * 1.1), spare: spare?.rows });
+  return { ids: Int32Array.from(kept, (c) => c.id), rows, kept, sum: new Float32Array(D) };
+}
+
+/** Writes rows `from` to `to` (exclusive). */
+function fillRows(matrix: Unfilled, vectors: Map<string, Float32Array>, from: number, to: number): void {
+  const D = SENTENCE_DIMENSIONS;
+  const { kept, rows, sum } = matrix;
   // One sum array for every row, made unit length straight into the matrix: a new array per row and per unit() took
   // half of this loop's time at 20,000 courses, all of it on the event loop.
-  const sum = new Float32Array(D);
-  for (let r = 0; r < kept.length; r++) {
+  for (let r = from; r < to; r++) {
     const c = kept[r];
     sum.fill(0);
     for (let t = 0; t < c.hashes.length; t++) {
@@ -112,5 +182,4 @@ export function buildMatrix(courses: CourseTexts[], vectors: Map<string, Float32
     }
     unitInto(sum, rows.matrix, r * D);
   }
-  return { ids: Int32Array.from(kept.map((c) => c.id)), rows };
 }
