@@ -368,8 +368,9 @@ export class SearchEngine {
     const joins = new Map<string, string>();
     rest = this.joinSplitWords(rest, known, joins);
     const raw = words(rest).filter((w) => !known(w));
-    const candidates = await this.lexical.correctionCandidates(raw);
+    // A query of more than a few content words is a question written as prose; the others are keywords.
     const prose = words(rest).filter((w) => !this.lexicon.stopwords.has(w)).length > MAX_SUBJECT_CONCEPTS;
+    const candidates = await this.lexical.correctionCandidates(raw);
     if (prose) await this.keepProseWords(candidates);
     const corrections = await this.chooseCorrections(candidates, words(rest));
     // Corrections to words few courses name (outside their descriptions), the rarest first (a split's words together).
@@ -386,7 +387,7 @@ export class SearchEngine {
     // A short query's misspelt word left as typed (candidates, none chosen: "oceanegraphy" → ocean, which the context
     // rejects) is asked about in the same statement: with no word vector either, it is a misspelling still.
     let uncorrected = false;
-    if (this.facts && words(rest).filter((w) => !this.lexicon.stopwords.has(w)).length <= MAX_SUBJECT_CONCEPTS) {
+    if (this.facts && !prose) {
       const left = raw.filter((w) => !corrections.has(w) && correctable(w));
       const pending = left.filter((w) => !candidates.get(w)?.length);
       const english = left.length && this.rankers.embedded ? await this.rankers.embedded.wordVectors(left) : new Map();
